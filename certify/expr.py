@@ -251,23 +251,45 @@ def has_log(e: Expr) -> bool:
     return False
 
 
+_PREC = {"+": 1, "-": 1, "*": 2, "/": 2}
+
+
+def _prec(e: Expr) -> int:
+    if isinstance(e, BinOp):
+        return _PREC[e.op]
+    if isinstance(e, Neg):
+        return 3
+    if isinstance(e, Num):
+        return 3 if e.value < 0 else 2 if e.value.denominator != 1 else 5
+    if isinstance(e, Pow):
+        return 4
+    return 5
+
+
 def to_text(e: Expr) -> str:
-    """Render in the grammar, fully parenthesised where needed; re-parses to ``e``."""
+    """Render in the grammar with the fewest parentheses; re-parses to ``e``."""
     if isinstance(e, Num):
         v = e.value
-        s = str(v.numerator) if v.denominator == 1 else f"{v.numerator}/{v.denominator}"
-        return f"({s})" if v < 0 or v.denominator != 1 else s
+        return str(v.numerator) if v.denominator == 1 else f"{v.numerator}/{v.denominator}"
     if isinstance(e, Var):
         return e.name
     if isinstance(e, AltSign):
         return f"(-1)^{e.var}"
-    if isinstance(e, Neg):
-        return f"-({to_text(e.arg)})"
     if isinstance(e, Log):
         return f"log({to_text(e.arg)})"
+    if isinstance(e, Neg):
+        return "-" + _wrap(e.arg, 4)
     if isinstance(e, Pow):
-        return f"({to_text(e.base)})^{e.exponent}"
-    return f"({to_text(e.left)} {e.op} {to_text(e.right)})"
+        return f"{_wrap(e.base, 5)}^{e.exponent}"
+    p = _PREC[e.op]
+    left = _wrap(e.left, p)
+    right = _wrap(e.right, p + 1)
+    return f"{left} {e.op} {right}" if p == 1 else f"{left}*{right}" if e.op == "*" else f"{left}/{right}"
+
+
+def _wrap(e: Expr, need: int) -> str:
+    text = to_text(e)
+    return f"({text})" if _prec(e) < need else text
 
 
 def fold(e: Expr, num: Callable, var: Callable, ops: "Ops"):

@@ -1,0 +1,290 @@
+"""The certifier: find (or check) τ(n) and prove soft = hard for every input up to n_max.
+
+Orchestration only — the proof itself is the trusted kernel's
+(:mod:`certify.kernel`): structural facts for all inputs, then rigorous bounds on
+every box of a cover of [n_min, n_max].  This module proposes the schedule
+(untrusted search), runs the kernel, assembles the certificate and, when the
+kernel cannot prove the claim, looks for a counterexample with the exact
+evaluators.
+"""
+from __future__ import annotations
+
+import json
+import platform
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Callable
+
+from . import __version__
+from .cover import CoverConfig, cover, split
+from .expr import BinOp, Expr, Log, Num, Var, parse_expr, to_text
+from .kernel.bounds import BoxFailure, BoxReport, analyse_box
+from .kernel.records import box_record, head_record, upper, lower
+from .kernel.structure import HeadFact, Structure, Unsupported, analyse, checked_simplify
+from .model import Model
+from .refute import Counterexample, search_counterexample
+
+FORMAT = "hardsoft.certificate/1"
+
+
+@dataclass(frozen=True)
+class CertifyConfig:
+    """Every tunable constant of the certifier, in one place."""
+
+    cover: CoverConfig = CoverConfig()
+    kappa_start_exponent: int = 8  # first try κ = 2^8, then halve
+    kappa_min_exponent: int = -60
+    kappa_refine_steps: int = 6  # bisection steps between 2^k and 2^(k+1)
+    max_splits: int = 8  # how often a failing box may be bisected
+    probe_lengths: tuple[int, ...] = (1, 2, 3, 4, 5, 8, 16, 64, 1000, 10**6, 10**9, 10**12)
+
+
+@dataclass
+class Outcome:
+    verdict: str  # certified | refuted | not proved
+    reason: str = ""
+    certificate: dict | None = None
+    counterexample: Counterexample | None = None
+    tau: Expr | None = None
+    reports: list = field(default_factory=list)
+
+
+Progress = Callable[[str, int, int], None]
+
+
+def _no_progress(_stage: str, _done: int, _total: int) -> None:
+    return None
+
+
+def schedule_shape(st: Structure) -> Expr | None:
+    """A shape s(n) with τ = κ·s(n) natural for the heads (untrusted proposal).
+
+    L-ziggurat needs |A(n)|/τ constant; L-gap needs γ(n)/τ ≈ log N.  The shape
+    of the head with the smallest value at large n wins; the kernel decides.
+    """
+    candidates = []
+    for facts in st.facts:
+        if not isinstance(facts, tuple):
+            continue
+        for fact in facts:
+            shape = _head_shape(fact)
+            if shape is not None:
+                candidates.append(shape)
+    if not candidates:
+        return None
+    return min(candidates, key=lambda e: _value_at(e, 10**6))
+
+
+def _head_shape(fact: HeadFact) -> Expr | None:
+    n = Var("n")
+    if fact.kind == "ziggurat":
+        return fact.step if _value_at(fact.step, 10**6) > 0 else BinOp("*", Num(Fraction(-1)), fact.step)
+    if fact.kind == "gap":
+        gamma: Expr = Num(fact.delta_key)
+        if fact.query_coord is not None and fact.query_coord.fin is None:
+            from .kernel.polyid import substitute
+
+            grid = substitute(fact.query_coord.grid, "i", n)
+            sign = 1 if _value_at(grid, 10**6) > 0 else -1
+            gamma = BinOp("/", gamma, BinOp("*", Num(Fraction(sign)), grid))
+        elif fact.query_coord is not None:
+            nz = [abs(v) for v in fact.query_coord.fin if v != 0]
+            gamma = BinOp("*", gamma, Num(min(nz) if nz else Fraction(1)))
+        return BinOp("/", gamma, Log(BinOp("+", n, Num(Fraction(2)))))
+    return None
+
+
+def _value_at(e: Expr, n: int) -> float:
+    from flint import arb
+
+    from .expr import eval_ball
+
+    try:
+        return float(eval_ball(e, {"n": arb(n), "i": arb(n)}).mid())
+    except Exception:  # an untrusted heuristic: a shape that cannot be evaluated loses
+        return float("inf")
+
+
+def _scaled(kappa: Fraction, shape: Expr) -> Expr:
+    return checked_simplify(BinOp("*", Num(kappa), shape))
+
+
+def check_schedule(model: Model, st: Structure, tau: Expr, boxes: list[tuple[int, int]], cfg: CertifyConfig,
+                   progress: Progress = _no_progress) -> tuple[list[BoxReport], str]:
+    """Kernel bounds on every box (bisecting failing boxes); ('', reports) when all hold."""
+    reports: list[BoxReport] = []
+    todo = [(b, 0) for b in reversed(boxes)]
+    total = len(boxes)
+    while todo:
+        box, depth = todo.pop()
+        try:
+            report = analyse_box(model, st, tau, *box)
+        except BoxFailure as exc:
+            report, why = None, str(exc)
+        else:
+            why = "" if report.ok else (f"at n in [{box[0]}, {box[1]}] the output error bound {upper(report.err)} "
+                                        f"is not below the margin {lower(report.margin)}")
+        if why:
+            parts = split(box)
+            if len(parts) == 1 or depth >= cfg.max_splits:
+                return reports, why
+            todo.extend((p, depth + 1) for p in reversed(parts))
+            total += 1
+            continue
+        reports.append(report)
+        progress("boxes", len(reports), total)
+    return reports, ""
+
+
+def _probe_boxes(boxes: list[tuple[int, int]], cfg: CertifyConfig) -> list[tuple[int, int]]:
+    """The cover's boxes that hold a probe length, plus the first and the last."""
+    chosen = {boxes[0], boxes[-1]}
+    for n in cfg.probe_lengths:
+        chosen.update(b for b in boxes if b[0] <= n <= b[1])
+    return sorted(chosen)
+
+
+def _probe(model: Model, st: Structure, tau: Expr, probes: list[tuple[int, int]]) -> bool:
+    for box in probes:
+        try:
+            if not analyse_box(model, st, tau, *box).ok:
+                return False
+        except BoxFailure:
+            return False
+    return True
+
+
+def derive_schedule(model: Model, st: Structure, boxes: list[tuple[int, int]], cfg: CertifyConfig) -> Expr | None:
+    """The hottest κ·shape(n) that passes the kernel on probe boxes (then checked on the full cover)."""
+    shape = schedule_shape(st)
+    if shape is None:
+        return Num(Fraction(1))  # every head is exact: any temperature works
+    probes = _probe_boxes(boxes, cfg)
+    k = cfg.kappa_start_exponent
+    while k >= cfg.kappa_min_exponent and not _probe(model, st, _scaled(Fraction(2) ** k, shape), probes):
+        k -= 1
+    if k < cfg.kappa_min_exponent:
+        return None
+    lo, hi = Fraction(2) ** k, Fraction(2) ** (k + 1)
+    for _ in range(cfg.kappa_refine_steps):
+        mid = (lo + hi) / 2
+        if _probe(model, st, _scaled(mid, shape), probes):
+            lo = mid
+        else:
+            hi = mid
+    return _scaled(lo, shape)
+
+
+def certify(model: Model, n_min: int, n_max: int, tau: Expr | None = None, cfg: CertifyConfig = CertifyConfig(),
+            progress: Progress = _no_progress) -> Outcome:
+    try:
+        st = analyse(model)
+    except Unsupported as exc:
+        return _unproved(model, str(exc), tau, n_min, n_max)
+    proposed = tau if tau is not None else model.temperature
+    boxes = cover(n_min, n_max, cfg.cover)
+    if proposed is None:
+        progress("deriving τ(n)", 0, 1)
+        proposed = derive_schedule(model, st, boxes, cfg)
+        if proposed is None:
+            return _unproved(model, "no temperature of the form κ·shape(n) passes the bounds", None, n_min, n_max)
+    reports, why = check_schedule(model, st, proposed, boxes, cfg, progress)
+    if why:
+        return _unproved(model, why, proposed, n_min, n_max)
+    return Outcome("certified", certificate=build_certificate(model, st, proposed, n_min, n_max, reports),
+                   tau=proposed, reports=reports)
+
+
+def _unproved(model: Model, why: str, tau: Expr | None, n_min: int, n_max: int) -> Outcome:
+    cex = search_counterexample(model, tau, n_min, n_max)
+    if cex is not None:
+        return Outcome("refuted", reason=cex.reason, counterexample=cex, tau=tau)
+    return Outcome("not proved", reason=why, tau=tau)
+
+
+def build_certificate(model: Model, st: Structure, tau: Expr, n_min: int, n_max: int,
+                      reports: list[BoxReport]) -> dict:
+    reports = sorted(reports, key=lambda r: r.lo)
+    worst = max(reports, key=lambda r: _upper_value(r.err))
+    tightest = min(reports, key=lambda r: _lower_value(r.margin))
+    heads = [head_record(f) for facts in st.facts if isinstance(facts, tuple) for f in facts]
+    ffns = [{"layer": f.layer, "dims": list(f.dims), "joint_inputs": None if f.combos is None else len(f.combos)}
+            for f in st.facts if not isinstance(f, tuple)]
+    return {
+        "format": FORMAT,
+        "model_sha256": model.sha256,
+        "model_name": model.name,
+        "claim": {
+            "n_min": n_min,
+            "n_max": n_max,
+            "tau": to_text(tau),
+            "error_bound": "0" if all(r.err.is_zero() for r in reports) else upper(worst.err),
+            "margin": lower(tightest.margin),
+            "verdict": "certified",
+        },
+        "analysis": {"heads": heads, "ffns": ffns},
+        "boxes": [box_record(r) for r in reports],
+        "obligations": _obligations(heads, len(reports)),
+        "tools": _tools(),
+    }
+
+
+def _upper_value(x) -> Fraction:
+    return Fraction(upper(x))
+
+
+def _lower_value(x) -> Fraction:
+    return Fraction(lower(x))
+
+
+def _obligations(heads: list[dict], boxes: int) -> list[dict]:
+    items = [{"id": f"head:{h['head']}", "kind": "exact", "statement": f"{h['kind']} score structure",
+              "lemma": h["lemma"], "evidence": "kernel: exact rational identities at grid points"} for h in heads]
+    items.append({"id": "cover", "kind": "exact", "statement": "boxes are contiguous integer intervals covering "
+                  "[n_min, n_max]", "evidence": "kernel: endpoint arithmetic"})
+    items.append({"id": "final", "kind": "ball", "statement": "error(n) < margin(n), or error(n) = 0, on every box",
+                  "evidence": f"kernel: python-flint balls on {boxes} boxes"})
+    return items
+
+
+def _tools() -> dict:
+    import flint
+
+    return {"hardsoft": __version__, "python": platform.python_version(), "python-flint": flint.__version__}
+
+
+def certificate_text(cert: dict) -> str:
+    return json.dumps(cert, indent=1, sort_keys=False) + "\n"
+
+
+def parse_nmax(text: str) -> int | str:
+    """``1e6``, ``1000000``, ``2^20`` or ``inf``."""
+    from .errors import UserError
+
+    t = text.strip().lower()
+    if t in ("inf", "infinity"):
+        return "inf"
+    try:
+        if "^" in t:
+            base, exp = t.split("^", 1)
+            value = int(base) ** int(exp) if int(exp) <= 200 else None
+        elif "e" in t:
+            mant, exp = t.split("e", 1)
+            value = Fraction(mant) * Fraction(10) ** int(exp) if int(exp) <= 200 else None
+        else:
+            value = int(t)
+    except ValueError:
+        value = None
+    if value is None or Fraction(value).denominator != 1 or value < 1:
+        raise UserError(f"--nmax: {text!r} is not a positive integer (examples: 1e6, 1000000, 2^20, inf)")
+    return int(value)
+
+
+def parse_tau(text: str) -> Expr:
+    from .errors import ExprError, UserError
+
+    try:
+        return parse_expr(text, variables=("n",), allow_log=True)
+    except ExprError as exc:
+        raise UserError(f"--tau: {exc}") from None
+

@@ -1,0 +1,267 @@
+"""Rigorous error bounds for one box of lengths n ∈ [lo, hi] (refined L-layer, theory.md §4).
+
+Given the structural facts of :mod:`structure` and a schedule τ(n), this walks
+the layers once with python-flint balls in which n ranges over the whole box:
+
+* every coordinate carries a ball enclosing its hard value at every position
+  (``rng``) and an upper bound on |soft − hard| (``err``);
+* an attention head adds ``ν + Λ·D`` to its output dims when its score inputs are
+  exact (η = 0), and ``ν + D·(η/τ + 2Λ)`` otherwise (L-lipschitz + L-gap), where
+  ν is the value error, D the value spread and Λ ≤ min(1, r) the leaked weight,
+  with r from L-ziggurat (c·q/(1−q), q = e^{−|A(n)|/τ}) or L-gap (N·e^{−γ/τ});
+* an FFN unit is inactive / linear / crossing over the error box of each joint
+  hard input; linear units cancel exactly when their slopes do (L-round), so
+  rounded Booleans become exact again.
+
+Every comparison that decides anything is a certain ball comparison.  The
+result is a :class:`BoxReport`; certification needs ``err < margin`` (or
+``err = 0`` exactly) on every box of a cover of the n-range.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+from functools import lru_cache
+
+from flint import arb, ctx, fmpq
+
+from ..expr import Expr, eval_ball
+from ..model import AttentionLayer, Model
+from .structure import HeadFact, Structure
+
+PRECISION_BITS = 128
+ZERO = arb(0)
+
+
+class BoxFailure(Exception):
+    """A fact needed on this box could not be established (names the head/dim)."""
+
+
+def q_ball(v: Fraction):
+    return arb(fmpq(v.numerator, v.denominator))
+
+
+def box_ball(lo: int, hi: int):
+    return arb(fmpq(lo + hi, 2), fmpq(hi - lo, 2))
+
+
+@dataclass(frozen=True)
+class HeadBound:
+    name: str
+    leak: object  # upper bound on r (ball)
+    eta: object
+    err: dict  # out dim -> added error
+
+
+@dataclass(frozen=True)
+class BoxReport:
+    lo: int
+    hi: int
+    tau: object
+    heads: tuple[HeadBound, ...]
+    err: object  # error bound at the output dim
+    margin: object
+    ok: bool
+
+
+@lru_cache(maxsize=4096)
+def _hull(values: frozenset) -> object:
+    return box_ball_q(min(values), max(values))
+
+
+def box_ball_q(lo: Fraction, hi: Fraction):
+    return arb(fmpq((lo + hi).numerator, (lo + hi).denominator) / 2,
+               fmpq((hi - lo).numerator, (hi - lo).denominator) / 2)
+
+
+def _spread(r) -> object:
+    return 2 * r.rad()
+
+
+def analyse_box(model: Model, st: Structure, tau: Expr, lo: int, hi: int) -> BoxReport:
+    """Error bounds of every layer on the box n ∈ [lo, hi]; raises :class:`BoxFailure`."""
+    old = ctx.prec
+    ctx.prec = PRECISION_BITS
+    try:
+        return _analyse_box(model, st, tau, lo, hi)
+    finally:
+        ctx.prec = old
+
+
+def _analyse_box(model: Model, st: Structure, tau_expr: Expr, lo: int, hi: int) -> BoxReport:
+    n = box_ball(lo, hi)
+    i = box_ball(st.first, hi)
+    env = {"i": i, "n": n}
+    tau = eval_ball(tau_expr, {"n": n})
+    if not tau > 0:
+        raise BoxFailure(f"τ(n) is not certainly positive for n in [{lo}, {hi}]")
+    rng = _embedding_ranges(model, env)
+    err = {d: ZERO for d in model.dims}
+    head_bounds = []
+    for k, layer in enumerate(model.layers):
+        facts = st.facts[k]
+        coords_after = st.coords[k + 1]
+        if isinstance(layer, AttentionLayer):
+            new_rng, new_err = dict(rng), dict(err)
+            for fact in facts:
+                hb = _head(fact, rng, err, tau, n, env, st.first, hi)
+                head_bounds.append(hb)
+                for o, e in hb.err.items():
+                    new_err[o] = new_err[o] + e
+                for o, contrib in _contrib(fact, rng).items():
+                    new_rng[o] = new_rng[o] + contrib
+            rng, err = new_rng, new_err
+        else:
+            err = _ffn_err(layer, facts, rng, err)
+            rng = _ffn_range(layer, rng)
+        rng = {d: _range(coords_after[d], env) if _known(coords_after[d]) else rng[d] for d in model.dims}
+    o = model.output.dim
+    margin = _margin(st.coords[-1][o], rng[o], model.output.threshold)
+    e = err[o]
+    ok = bool(e.is_zero() or e < margin)
+    return BoxReport(lo, hi, tau, tuple(head_bounds), e, margin, ok)
+
+
+def _known(c) -> bool:
+    return c.fin is not None or c.pe is not None
+
+
+def _range(c, env) -> object:
+    return _hull(c.fin) if c.fin is not None else eval_ball(c.pe, env)
+
+
+def _embedding_ranges(model: Model, env) -> dict:
+    """Token values' hull plus the position embedding's ball, per dim."""
+    pe = dict(model.position_embed)
+    return {d: _token_hull(model, d) + eval_ball(pe[d], env) if d in pe else _token_hull(model, d) for d in model.dims}
+
+
+@lru_cache(maxsize=4096)
+def _token_hull(model: Model, dim: str) -> object:
+    symbols = list(model.alphabet) + ([model.bos] if model.bos else [])
+    return _hull(frozenset(dict(model.token_embed[s]).get(dim, Fraction(0)) for s in symbols))
+
+
+def _contrib(fact: HeadFact, rng: dict) -> dict:
+    out = {}
+    for o, v, c in fact.head.value:
+        term = q_ball(c) * rng[v]
+        out[o] = out[o] + term if o in out else term
+    return {o: r.union(ZERO) for o, r in out.items()}  # hull of the values, and 0 for an empty row
+
+
+def _head(fact: HeadFact, rng: dict, err: dict, tau, n, env, first: int, hi: int) -> HeadBound:
+    head = fact.head
+    eta = ZERO
+    for q, k, c in head.score:
+        if not (err[q].is_zero() and err[k].is_zero()):
+            eta += abs(q_ball(c)) * (rng[q].abs_upper() * err[k] + rng[k].abs_upper() * err[q] + err[q] * err[k])
+    if fact.kind == "uniform":
+        leak = ZERO
+    elif fact.kind == "ziggurat":
+        step = abs(eval_ball(fact.step, {"n": n}))
+        if not step > 0:
+            raise BoxFailure(f"head {head.name!r}: lattice step {step} not certainly positive")
+        for ratio in fact.tie_gaps:
+            if not abs(eval_ball(ratio, {"n": n})) > n - first:
+                raise BoxFailure(f"head {head.name!r}: tied maxima with different values are not excluded "
+                                 f"for n in [{n.lower()}, {n.upper()}]")
+        q = (-step / tau).exp()
+        if not q < 1:
+            raise BoxFailure(f"head {head.name!r}: e^(-step/τ) not certainly below 1")
+        leak = fact.classes * q / (1 - q)
+    else:
+        leak = (hi + 1 - first) * (-_gamma(fact, rng, env) / tau).exp()
+    lam = leak if leak < 1 else arb(1)
+    added = {}
+    for o, v, c in head.value:
+        nu = abs(q_ball(c)) * err[v]
+        spread = abs(q_ball(c)) * _spread(rng[v])
+        if eta.is_zero():
+            e = nu + lam * spread
+        elif fact.kind == "uniform":
+            e = nu + spread * eta / tau
+        else:
+            e = nu + spread * (eta / tau + 2 * lam)
+        added[o] = added[o] + e if o in added else e
+    return HeadBound(head.name, leak, eta, added)
+
+
+def _gamma(fact: HeadFact, rng: dict, env) -> object:
+    """Smallest non-zero gap: min|w_i| · min ΔK (rational gap bound)."""
+    if fact.query_coord is None:
+        return q_ball(fact.delta_key)
+    return _min_nonzero(fact, env) * q_ball(fact.delta_key)
+
+
+def _min_nonzero(fact: HeadFact, env) -> object:
+    c = fact.query_coord
+    if c.fin is not None:
+        nz = [abs(v) for v in c.fin if v != 0]
+        return q_ball(min(nz)) if nz else arb(1)
+    g = eval_ball(c.grid, env)
+    bound = g.abs_upper()
+    if not bound > 0:
+        raise BoxFailure(f"head {fact.head.name!r}: grid of the query dim is not certainly non-zero")
+    return 1 / bound
+
+
+def _ffn_err(layer, fact, rng: dict, err: dict) -> dict:
+    """Per output dim: max over joint hard inputs of the linear-part error plus crossing units."""
+    e_h = []
+    for u in layer.units:
+        e = ZERO
+        for d, c in u.inputs:
+            e += abs(q_ball(c)) * err[d]
+        e_h.append(e)
+    outs = sorted({d for u in layer.units for d, _ in u.outputs})
+    rows = [dict(zip(fact.dims, combo)) for combo in fact.combos] if fact.combos is not None else [None]
+    worst = {o: ZERO for o in outs}
+    for row in rows:
+        regimes = []
+        for u, e in zip(layer.units, e_h):
+            if row is None:
+                h = q_ball(u.bias) + sum((q_ball(c) * rng[d] for d, c in u.inputs), ZERO)
+            else:
+                h = q_ball(sum((c * row[d] for d, c in u.inputs), Fraction(0)) + u.bias)
+            regimes.append("off" if h + e <= 0 else "on" if h - e >= 0 else "cross")
+        for o in outs:
+            slope = {o: Fraction(1)}
+            cross = ZERO
+            for u, e, reg in zip(layer.units, e_h, regimes):
+                co = sum((c for d, c in u.outputs if d == o), Fraction(0))
+                if co == 0 or reg == "off":
+                    continue
+                if reg == "cross":
+                    cross += abs(q_ball(co)) * e
+                    continue
+                for d, c in u.inputs:
+                    slope[d] = slope.get(d, Fraction(0)) + co * c
+            total = cross + sum((abs(q_ball(s)) * err[d] for d, s in slope.items() if s != 0), ZERO)
+            worst[o] = worst[o].max(total)
+    new = dict(err)
+    new.update(worst)
+    return new
+
+
+def _ffn_range(layer, rng: dict) -> dict:
+    new = dict(rng)
+    for u in layer.units:
+        h = q_ball(u.bias) + sum((q_ball(c) * rng[d] for d, c in u.inputs), ZERO)
+        relu = h if h > 0 else ZERO if h <= 0 else ZERO.union(h.upper())
+        for d, c in u.outputs:
+            new[d] = new[d] + q_ball(c) * relu
+    return new
+
+
+def _margin(coord, rng, threshold: Fraction) -> object:
+    """min |y − θ| over possible hard outputs (0 when y can sit on θ)."""
+    if coord.fin is not None:
+        return q_ball(min(abs(v - threshold) for v in coord.fin))
+    t = q_ball(threshold)
+    if rng > t:
+        return rng.lower() - t
+    if rng < t:
+        return t - rng.upper()
+    return ZERO
+

@@ -1,0 +1,282 @@
+"""Exact facts about expressions: substitution, degree bounds, identity tests.
+
+An expression built from rationals, variables, ``+ - * /`` and integer powers is
+a rational function.  If the numerator has degree at most d in each variable,
+it is identically zero as soon as it vanishes on a grid of (d+1)^k points where
+every denominator is non-zero (a polynomial of degree ≤ d in each of k variables
+that vanishes on S_1×…×S_k with |S_v| > d is zero).  So identities are decided
+by exact ``Fraction`` evaluation at finitely many points — no sympy, no floats.
+"""
+from __future__ import annotations
+
+import itertools
+from fractions import Fraction
+
+from ..errors import ExprError
+from ..expr import AltSign, BinOp, Expr, Log, Neg, Num, Pow, Var, eval_exact
+
+
+def substitute(e: Expr, name: str, value: Expr) -> Expr:
+    if isinstance(e, Var):
+        return value if e.name == name else e
+    if isinstance(e, BinOp):
+        return BinOp(e.op, substitute(e.left, name, value), substitute(e.right, name, value))
+    if isinstance(e, Neg):
+        return Neg(substitute(e.arg, name, value))
+    if isinstance(e, Pow):
+        return Pow(substitute(e.base, name, value), e.exponent)
+    if isinstance(e, Log):
+        return Log(substitute(e.arg, name, value))
+    if isinstance(e, AltSign) and e.var == name:
+        raise ExprError("cannot substitute into (-1)^var")
+    return e
+
+
+def degrees(e: Expr, var: str) -> tuple[int, int] | None:
+    """(numerator, denominator) degree bounds in ``var``; None if not rational."""
+    if isinstance(e, Num):
+        return 0, 0
+    if isinstance(e, Var):
+        return (1, 0) if e.name == var else (0, 0)
+    if isinstance(e, (AltSign, Log)):
+        return None
+    if isinstance(e, Neg):
+        return degrees(e.arg, var)
+    if isinstance(e, Pow):
+        d = degrees(e.base, var)
+        return None if d is None else (d[0] * e.exponent, d[1] * e.exponent)
+    a, b = degrees(e.left, var), degrees(e.right, var)
+    if a is None or b is None:
+        return None
+    if e.op in "+-":
+        return max(a[0] + b[1], b[0] + a[1]), a[1] + b[1]
+    if e.op == "*":
+        return a[0] + b[0], a[1] + b[1]
+    return a[0] + b[1], a[1] + b[0]
+
+
+def is_zero(e: Expr, names: tuple[str, ...] = ("n",), start: int = 1000) -> bool:
+    """True iff ``e`` is identically zero as a rational function of ``names``."""
+    bounds = []
+    for v in names:
+        d = degrees(e, v)
+        if d is None:
+            return False
+        bounds.append(d[0])
+    for shift in range(0, 50 * 7919, 7919):  # retry on a grid that avoids poles
+        grids = [range(start + shift, start + shift + d + 1) for d in bounds]
+        try:
+            return all(eval_exact(e, dict(zip(names, point))) == 0 for point in itertools.product(*grids))
+        except ExprError:
+            continue
+    return False
+
+
+def integer_polynomial_degree(e: Expr, var: str = "n") -> int | None:
+    """If ``e`` is an integer-valued polynomial in ``var`` (for integer ``var``), its degree bound.
+
+    Proof: interpolate through d+1 consecutive integers; the difference with the
+    interpolant is zero (``is_zero``); integer values at d+1 consecutive integers
+    make a degree-d polynomial integer-valued everywhere (binomial basis).
+    """
+    d = degrees(e, var)
+    if d is None:
+        return None
+    deg = d[0]
+    points = list(range(1, deg + 2))
+    try:
+        values = [eval_exact(e, {var: k}) for k in points]
+    except ExprError:
+        return None
+    if any(v.denominator != 1 for v in values):
+        return None
+    if not is_zero(BinOp("-", e, _interpolant(points, values, var)), (var,)):
+        return None
+    return deg
+
+
+def _interpolant(points: list[int], values: list[Fraction], var: str) -> Expr:
+    """Lagrange form of the interpolating polynomial, as an expression."""
+    total: Expr = Num(Fraction(0))
+    for k, (xk, yk) in enumerate(zip(points, values)):
+        term: Expr = Num(yk)
+        for m, xm in enumerate(points):
+            if m != k:
+                term = BinOp("*", term, BinOp("/", BinOp("-", Var(var), Num(Fraction(xm))), Num(Fraction(xk - xm))))
+        total = BinOp("+", total, term)
+    return total
+
+
+def affine_in(e: Expr, var: str) -> tuple[Expr, Expr] | None:
+    """Write ``e`` as ``slope*var + offset`` with slope, offset free of ``var``; None if not affine."""
+    d = degrees(e, var)
+    if d is None or "i" in _altsign_vars(e):
+        return None
+    at0 = substitute(e, var, Num(Fraction(0)))
+    at1 = substitute(e, var, Num(Fraction(1)))
+    slope = BinOp("-", at1, at0)
+    line = BinOp("+", BinOp("*", slope, Var(var)), at0)
+    others = tuple(sorted({"i", "n"} - {var}))
+    if not is_zero(BinOp("-", e, line), (var,) + others):
+        return None
+    return slope, at0
+
+
+def _altsign_vars(e: Expr) -> set[str]:
+    if isinstance(e, AltSign):
+        return {e.var}
+    if isinstance(e, BinOp):
+        return _altsign_vars(e.left) | _altsign_vars(e.right)
+    if isinstance(e, (Neg, Log)):
+        return _altsign_vars(e.arg)
+    if isinstance(e, Pow):
+        return _altsign_vars(e.base)
+    return set()
+
+
+# ---------------------------------------------------------------- normal forms
+
+Poly = tuple  # coefficients, lowest degree first, Fractions, no trailing zeros
+
+
+def _trim(p: list) -> Poly:
+    while p and p[-1] == 0:
+        p.pop()
+    return tuple(p)
+
+
+def _padd(a: Poly, b: Poly, sign: int = 1) -> Poly:
+    out = [Fraction(0)] * max(len(a), len(b))
+    for k, c in enumerate(a):
+        out[k] += c
+    for k, c in enumerate(b):
+        out[k] += sign * c
+    return _trim(out)
+
+
+def _pmul(a: Poly, b: Poly) -> Poly:
+    if not a or not b:
+        return ()
+    out = [Fraction(0)] * (len(a) + len(b) - 1)
+    for j, x in enumerate(a):
+        for k, y in enumerate(b):
+            out[j + k] += x * y
+    return _trim(out)
+
+
+def _pdivmod(a: Poly, b: Poly) -> tuple[Poly, Poly]:
+    rem, quo = list(a), [Fraction(0)] * max(1, len(a) - len(b) + 1)
+    while len(rem) >= len(b) and rem:
+        shift, factor = len(rem) - len(b), rem[-1] / b[-1]
+        quo[shift] = factor
+        for k, c in enumerate(b):
+            rem[k + shift] -= factor * c
+        rem = list(_trim(rem))
+    return _trim(quo), tuple(rem)
+
+
+def _pgcd(a: Poly, b: Poly) -> Poly:
+    while b:
+        a, b = b, _pdivmod(a, b)[1]
+    return tuple(c / a[-1] for c in a) if a else (Fraction(1),)
+
+
+def rational_form(e: Expr, var: str = "n") -> tuple[Poly, Poly] | None:
+    """(P, Q) with e = P/Q in lowest terms and Q monic, for log-free expressions in one variable."""
+    if isinstance(e, Num):
+        return ((e.value,) if e.value else ()), (Fraction(1),)
+    if isinstance(e, Var):
+        return ((Fraction(0), Fraction(1)), (Fraction(1),)) if e.name == var else None
+    if isinstance(e, (AltSign, Log)):
+        return None
+    if isinstance(e, Neg):
+        r = rational_form(e.arg, var)
+        return None if r is None else (tuple(-c for c in r[0]), r[1])
+    if isinstance(e, Pow):
+        r = rational_form(e.base, var)
+        if r is None:
+            return None
+        p, q = (Fraction(1),), (Fraction(1),)
+        for _ in range(e.exponent):
+            p, q = _pmul(p, r[0]), _pmul(q, r[1])
+        return _reduce(p, q)
+    a, b = rational_form(e.left, var), rational_form(e.right, var)
+    if a is None or b is None:
+        return None
+    if e.op in "+-":
+        return _reduce(_padd(_pmul(a[0], b[1]), _pmul(b[0], a[1]), 1 if e.op == "+" else -1), _pmul(a[1], b[1]))
+    if e.op == "*":
+        return _reduce(_pmul(a[0], b[0]), _pmul(a[1], b[1]))
+    if not b[0]:
+        return None
+    return _reduce(_pmul(a[0], b[1]), _pmul(a[1], b[0]))
+
+
+def _reduce(p: Poly, q: Poly) -> tuple[Poly, Poly]:
+    if not p:
+        return (), (Fraction(1),)
+    g = _pgcd(p, q)
+    p, q = _pdivmod(p, g)[0], _pdivmod(q, g)[0]
+    lead = q[-1]
+    return tuple(c / lead for c in p), tuple(c / lead for c in q)
+
+
+def simplify(e: Expr, var: str = "n") -> Expr:
+    """An equal, readable expression: rational parts in lowest terms, integer coefficients."""
+    r = rational_form(e, var)
+    if r is None:
+        if isinstance(e, BinOp):
+            return BinOp(e.op, simplify(e.left, var), simplify(e.right, var))
+        if isinstance(e, Log):
+            return Log(simplify(e.arg, var))
+        return e
+    p, q = r
+    scale = Fraction(_lcm_den(p + q))
+    content = _gcd_num([c * scale for c in p + q])
+    p = tuple(c * scale / content for c in p)
+    q = tuple(c * scale / content for c in q)
+    num, den = _poly_expr(p, var), _poly_expr(q, var)
+    if q == (Fraction(1),):
+        return num
+    return BinOp("/", num, den)
+
+
+def _lcm_den(cs) -> int:
+    from math import lcm
+
+    return lcm(*(c.denominator for c in cs)) if cs else 1
+
+
+def _gcd_num(cs) -> Fraction:
+    from math import gcd
+
+    g = 0
+    for c in cs:
+        g = gcd(g, c.numerator)
+    return Fraction(g or 1)
+
+
+def _poly_expr(p: Poly, var: str) -> Expr:
+    if not p:
+        return Num(Fraction(0))
+    terms = []
+    for k in range(len(p) - 1, -1, -1):
+        c = p[k]
+        if c == 0:
+            continue
+        mono: Expr | None = None if k == 0 else Var(var) if k == 1 else Pow(Var(var), k)
+        if mono is None:
+            terms.append(Num(c))
+        elif c == 1:
+            terms.append(mono)
+        else:
+            terms.append(BinOp("*", Num(c), mono))
+    out = terms[0]
+    for t in terms[1:]:
+        if isinstance(t, Num) and t.value < 0:
+            out = BinOp("-", out, Num(-t.value))
+        elif isinstance(t, BinOp) and isinstance(t.left, Num) and t.left.value < 0:
+            out = BinOp("-", out, BinOp("*", Num(-t.left.value), t.right) if t.left.value != -1 else t.right)
+        else:
+            out = BinOp("+", out, t)
+    return out

@@ -1,0 +1,86 @@
+"""Canonical rendering of kernel results, shared by the certifier and the checker.
+
+The checker recomputes every recorded number and compares the *rendering*, so a
+certificate in which any number was nudged no longer matches.  Upper bounds are
+rounded up and lower bounds down, so a recorded number is always on the safe side
+of the ball it renders.
+"""
+from __future__ import annotations
+
+from fractions import Fraction
+
+from flint import arb
+
+from ..expr import to_text
+from .bounds import BoxReport
+from .structure import HeadFact
+
+DIGITS = 12
+
+
+def _exact(x: arb) -> Fraction:
+    mantissa, exponent = x.man_exp()
+    return Fraction(int(mantissa)) * (Fraction(2) ** int(exponent))
+
+
+def upper(x: arb) -> str:
+    """A decimal ≥ every point of the ball (the ball's upper end rounded up)."""
+    return _decimal(_exact(x.upper()), up=True)
+
+
+def lower(x: arb) -> str:
+    """A decimal ≤ every point of the ball."""
+    return _decimal(_exact(x.lower()), up=False)
+
+
+def _decimal(v: Fraction, up: bool) -> str:
+    if v == 0:
+        return "0"
+    sign = -1 if v < 0 else 1
+    mag = abs(v)
+    exp10 = len(str(mag.numerator)) - len(str(mag.denominator))
+    scale = Fraction(10) ** (DIGITS - exp10)
+    scaled = mag * scale
+    q, r = divmod(scaled.numerator, scaled.denominator)
+    if r and (up == (sign > 0)):
+        q += 1
+    value = Fraction(sign * q) / scale
+    return _plain(value)
+
+
+def _plain(v: Fraction) -> str:
+    """An exact decimal string for a Fraction whose denominator divides a power of 10."""
+    sign = "-" if v < 0 else ""
+    v = abs(v)
+    k = 0
+    while (v * 10**k).denominator != 1:
+        k += 1
+    digits = str((v * 10**k).numerator).rjust(k + 1, "0")
+    text = digits if k == 0 else f"{digits[:-k]}.{digits[-k:]}"
+    return sign + text
+
+
+def fraction_text(v: Fraction) -> str:
+    return str(v.numerator) if v.denominator == 1 else f"{v.numerator}/{v.denominator}"
+
+
+def head_record(fact: HeadFact) -> dict:
+    record = {"layer": fact.layer, "head": fact.head.name, "kind": fact.kind, "lemma": fact.lemma}
+    if fact.kind == "ziggurat":
+        record.update({"step": to_text(fact.step), "classes": fact.classes,
+                       "tie_offsets": [to_text(r) for r in fact.tie_gaps]})
+    if fact.kind == "gap":
+        record.update({"delta_key": fraction_text(fact.delta_key),
+                       "query": "constant" if fact.query_coord is None else "grid-or-finite"})
+    return record
+
+
+def box_record(report: BoxReport) -> dict:
+    return {
+        "n": [report.lo, report.hi],
+        "tau_lower": lower(report.tau),
+        "leak_upper": {h.name: upper(h.leak) for h in report.heads},
+        "error_upper": upper(report.err),
+        "margin_lower": lower(report.margin),
+        "exact": bool(report.err.is_zero()),
+    }

@@ -1,0 +1,92 @@
+"""Counterexample search: a word whose soft decision differs from its hard one.
+
+Used when the kernel cannot certify a claim.  Candidates are every short word
+and seeded random longer ones; the comparison uses the exact hard evaluator and
+the mpmath soft evaluator, and a difference is reported only when the soft output
+is farther than ``noise`` from the threshold, so mpmath rounding never makes a
+counterexample.
+"""
+from __future__ import annotations
+
+import itertools
+import random
+from dataclasses import dataclass
+from fractions import Fraction
+
+import mpmath
+
+from .errors import UserError
+from .evaluate import hard_run, soft_run
+from .expr import Expr, eval_mp, parse_expr, to_text
+from .model import Model, format_word
+
+
+@dataclass(frozen=True)
+class RefuteConfig:
+    exhaustive_budget: int = 400
+    random_words: int = 40
+    random_max_len: int = 20
+    dps: int = 40
+    noise: Fraction = Fraction(1, 10**20)
+    default_taus: tuple[str, ...] = ("1/(1000*n^2)", "1/(10*n)", "1")
+    seed: int = 0
+
+
+@dataclass(frozen=True)
+class Counterexample:
+    word: str
+    n: int
+    tau: str
+    position: int
+    hard: str
+    soft: str
+    reason: str
+
+
+def candidate_words(model: Model, n_min: int, n_max: int, cfg: RefuteConfig):
+    budget = cfg.exhaustive_budget
+    n = n_min
+    while n <= n_max and len(model.alphabet) ** n <= budget:
+        budget -= len(model.alphabet) ** n
+        yield from itertools.product(model.alphabet, repeat=n)
+        n += 1
+    rng = random.Random(cfg.seed)
+    top = min(n_max, cfg.random_max_len)
+    if top >= n:
+        for _ in range(cfg.random_words):
+            length = rng.randint(n, top)
+            yield tuple(rng.choice(model.alphabet) for _ in range(length))
+
+
+def search_counterexample(model: Model, tau: Expr | None, n_min: int, n_max: int | str,
+                          cfg: RefuteConfig = RefuteConfig()) -> Counterexample | None:
+    n_hi = n_max if isinstance(n_max, int) else cfg.random_max_len
+    taus = [tau] if tau is not None else [parse_expr(t, ("n",)) for t in cfg.default_taus]
+    for t in taus:
+        for word in candidate_words(model, n_min, n_hi, cfg):
+            cex = _compare(model, word, t, cfg)
+            if cex is not None:
+                return cex
+    return None
+
+
+def _compare(model: Model, word, tau: Expr, cfg: RefuteConfig) -> Counterexample | None:
+    try:
+        hard = hard_run(model, word)
+        soft = soft_run(model, word, tau, dps=cfg.dps)
+    except UserError:
+        return None
+    with mpmath.workdps(cfg.dps):
+        noise = mpmath.mpf(cfg.noise.numerator) / cfg.noise.denominator
+        theta = mpmath.mpf(model.output.threshold.numerator) / model.output.threshold.denominator
+        for row, h, s, hd, sd in zip(hard.output_rows, hard.outputs, soft.outputs, hard.decisions, soft.decisions):
+            if hd != sd and abs(s - theta) > noise:
+                n = len(word)
+                tau_n = eval_mp(tau, {"n": n})
+                return Counterexample(
+                    word=format_word(model, word), n=n, tau=to_text(tau), position=row + hard.first_position,
+                    hard=str(h), soft=mpmath.nstr(s, 20),
+                    reason=(f"on {format_word(model, word)!r} (n={n}) at τ = {to_text(tau)} ≈ {mpmath.nstr(tau_n, 6)}, "
+                            f"position {row + hard.first_position}: hard output {h} decides {hd}, soft output "
+                            f"{mpmath.nstr(s, 12)} decides {sd}"))
+    return None
