@@ -19,8 +19,11 @@ from . import __version__
 from .cover import CoverConfig, cover, split
 from .expr import BinOp, Expr, Log, Num, Var, parse_expr, to_text
 from .kernel.bounds import BoxFailure, BoxReport, analyse_box
-from .kernel.records import box_record, head_record, upper, lower
-from .kernel.structure import HeadFact, Structure, Unsupported, analyse, checked_simplify
+from .kernel.checker import FINAL_STATEMENT
+from .kernel.records import box_record, head_record, lower, structural_margin, upper
+from .kernel.structure import HeadFact, Structure, Unsupported, analyse
+from .second_opinion import rounding_obligations
+from .simplify import readable
 from .model import Model
 from .refute import Counterexample, search_counterexample
 
@@ -106,7 +109,7 @@ def _value_at(e: Expr, n: int) -> float:
 
 
 def _scaled(kappa: Fraction, shape: Expr) -> Expr:
-    return checked_simplify(BinOp("*", Num(kappa), shape))
+    return readable(BinOp("*", Num(kappa), shape))
 
 
 def check_schedule(model: Model, st: Structure, tau: Expr, boxes: list[tuple[int, int]], cfg: CertifyConfig,
@@ -182,6 +185,8 @@ def certify(model: Model, n_min: int, n_max: int, tau: Expr | None = None, cfg: 
     except Unsupported as exc:
         return _unproved(model, str(exc), tau, n_min, n_max)
     proposed = tau if tau is not None else model.temperature
+    if n_max == "inf":
+        return _certify_unbounded(model, st, proposed, n_min)
     boxes = cover(n_min, n_max, cfg.cover)
     if proposed is None:
         progress("deriving τ(n)", 0, 1)
@@ -195,6 +200,18 @@ def certify(model: Model, n_min: int, n_max: int, tau: Expr | None = None, cfg: 
                    tau=proposed, reports=reports)
 
 
+def _certify_unbounded(model: Model, st: Structure, tau: Expr | None, n_min: int) -> Outcome:
+    """All n: provable here only when every head is uniform (then every error is exactly 0)."""
+    blockers = [f.head.name for facts in st.facts if isinstance(facts, tuple) for f in facts if f.kind != "uniform"]
+    if blockers:
+        return Outcome("not proved", reason=(f"n_max = inf needs every head uniform; head {blockers[0]!r} is not "
+                                             "(its bounds are proved on finite box covers only: give a finite --nmax)"),
+                       tau=tau)
+    tau = tau if tau is not None else Num(Fraction(1))
+    cert = build_certificate(model, st, tau, n_min, "inf", [])
+    return Outcome("certified", certificate=cert, tau=tau)
+
+
 def _unproved(model: Model, why: str, tau: Expr | None, n_min: int, n_max: int) -> Outcome:
     cex = search_counterexample(model, tau, n_min, n_max)
     if cex is not None:
@@ -205,9 +222,11 @@ def _unproved(model: Model, why: str, tau: Expr | None, n_min: int, n_max: int) 
 def build_certificate(model: Model, st: Structure, tau: Expr, n_min: int, n_max: int,
                       reports: list[BoxReport]) -> dict:
     reports = sorted(reports, key=lambda r: r.lo)
-    worst = max(reports, key=lambda r: _upper_value(r.err))
-    tightest = min(reports, key=lambda r: _lower_value(r.margin))
-    heads = [head_record(f) for facts in st.facts if isinstance(facts, tuple) for f in facts]
+    margin = lower(min(reports, key=lambda r: _lower_value(r.margin)).margin) if reports else \
+        structural_margin(model, st)
+    error = "0" if all(r.err.is_zero() for r in reports) else upper(max(reports, key=lambda r: _upper_value(r.err)).err)
+    heads = [head_record(f, lambda e: to_text(readable(e))) for facts in st.facts if isinstance(facts, tuple)
+             for f in facts]
     ffns = [{"layer": f.layer, "dims": list(f.dims), "joint_inputs": None if f.combos is None else len(f.combos)}
             for f in st.facts if not isinstance(f, tuple)]
     return {
@@ -218,13 +237,13 @@ def build_certificate(model: Model, st: Structure, tau: Expr, n_min: int, n_max:
             "n_min": n_min,
             "n_max": n_max,
             "tau": to_text(tau),
-            "error_bound": "0" if all(r.err.is_zero() for r in reports) else upper(worst.err),
-            "margin": lower(tightest.margin),
+            "error_bound": error,
+            "margin": margin,
             "verdict": "certified",
         },
         "analysis": {"heads": heads, "ffns": ffns},
         "boxes": [box_record(r) for r in reports],
-        "obligations": _obligations(heads, len(reports)),
+        "obligations": _obligations(heads, len(reports)) + rounding_obligations(model, st, reports),
         "tools": _tools(),
     }
 
@@ -242,8 +261,9 @@ def _obligations(heads: list[dict], boxes: int) -> list[dict]:
               "lemma": h["lemma"], "evidence": "kernel: exact rational identities at grid points"} for h in heads]
     items.append({"id": "cover", "kind": "exact", "statement": "boxes are contiguous integer intervals covering "
                   "[n_min, n_max]", "evidence": "kernel: endpoint arithmetic"})
-    items.append({"id": "final", "kind": "ball", "statement": "error(n) < margin(n), or error(n) = 0, on every box",
-                  "evidence": f"kernel: python-flint balls on {boxes} boxes"})
+    items.append({"id": "final", "kind": "ball", "statement": FINAL_STATEMENT, "relation": "<",
+                  "evidence": f"kernel: python-flint balls on {boxes} boxes" if boxes else
+                  "kernel: every head is uniform, so every error is exactly 0 for every n"})
     return items
 
 

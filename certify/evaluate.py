@@ -232,6 +232,7 @@ def float_run(model: Model, word: Sequence[str], tau, dtype="float64", block: in
         try:
             x[:, index[d]] += np.broadcast_to(eval_numpy(e, {"i": idx, "n": n}, dt), (len(idx),))
         except ExprError as exc:
+            position_embedding(model, n)  # exact re-evaluation names the dim and the first bad position
             raise UserError(f"embed.position.{d}: undefined for n={n}: {exc}") from None
     t = dt(float(_tau_mp(tau, n)))
     if not t > 0:

@@ -28,7 +28,9 @@ class RefuteConfig:
     random_max_len: int = 20
     dps: int = 40
     noise: Fraction = Fraction(1, 10**20)
-    default_taus: tuple[str, ...] = ("1/(1000*n^2)", "1/(10*n)", "1")
+    default_taus: tuple[str, ...] = ("1/(1000*n^2)", "1/(1000000*n^3)")  # near the τ → 0 limit
+    # hotter τ at which a hard output sitting exactly on the threshold shows its leakage
+    threshold_taus: tuple[str, ...] = ("1/(10*n)", "1/(100*n)")
     seed: int = 0
 
 
@@ -61,16 +63,20 @@ def candidate_words(model: Model, n_min: int, n_max: int, cfg: RefuteConfig):
 def search_counterexample(model: Model, tau: Expr | None, n_min: int, n_max: int | str,
                           cfg: RefuteConfig = RefuteConfig()) -> Counterexample | None:
     n_hi = n_max if isinstance(n_max, int) else cfg.random_max_len
-    taus = [tau] if tau is not None else [parse_expr(t, ("n",)) for t in cfg.default_taus]
-    for t in taus:
+    if tau is not None:
+        plan = [(tau, False)]
+    else:
+        plan = [(parse_expr(t, ("n",)), False) for t in cfg.default_taus]
+        plan += [(parse_expr(t, ("n",)), True) for t in cfg.threshold_taus]
+    for t, on_threshold_only in plan:
         for word in candidate_words(model, n_min, n_hi, cfg):
-            cex = _compare(model, word, t, cfg)
+            cex = _compare(model, word, t, cfg, on_threshold_only)
             if cex is not None:
                 return cex
     return None
 
 
-def _compare(model: Model, word, tau: Expr, cfg: RefuteConfig) -> Counterexample | None:
+def _compare(model: Model, word, tau: Expr, cfg: RefuteConfig, on_threshold_only: bool = False) -> Counterexample | None:
     try:
         hard = hard_run(model, word)
         soft = soft_run(model, word, tau, dps=cfg.dps)
@@ -80,6 +86,8 @@ def _compare(model: Model, word, tau: Expr, cfg: RefuteConfig) -> Counterexample
         noise = mpmath.mpf(cfg.noise.numerator) / cfg.noise.denominator
         theta = mpmath.mpf(model.output.threshold.numerator) / model.output.threshold.denominator
         for row, h, s, hd, sd in zip(hard.output_rows, hard.outputs, soft.outputs, hard.decisions, soft.decisions):
+            if on_threshold_only and h != model.output.threshold:
+                continue
             if hd != sd and abs(s - theta) > noise:
                 n = len(word)
                 tau_n = eval_mp(tau, {"n": n})
@@ -88,5 +96,6 @@ def _compare(model: Model, word, tau: Expr, cfg: RefuteConfig) -> Counterexample
                     hard=str(h), soft=mpmath.nstr(s, 20),
                     reason=(f"on {format_word(model, word)!r} (n={n}) at τ = {to_text(tau)} ≈ {mpmath.nstr(tau_n, 6)}, "
                             f"position {row + hard.first_position}: hard output {h} decides {hd}, soft output "
-                            f"{mpmath.nstr(s, 12)} decides {sd}"))
+                            f"{mpmath.nstr(s, 12)} (threshold {'+' if s > theta else '-'} {mpmath.nstr(abs(s - theta), 3)}) decides {sd}"
+                            + (" (the hard output sits on the threshold and leakage moves it)" if on_threshold_only else "")))
     return None

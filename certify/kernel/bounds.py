@@ -62,6 +62,7 @@ class BoxReport:
     err: object  # error bound at the output dim
     margin: object
     ok: bool
+    ffn_inputs: tuple = ()  # (layer, {dim: error bound}) for each FFN layer, for second-opinion obligations
 
 
 @lru_cache(maxsize=4096)
@@ -98,6 +99,7 @@ def _analyse_box(model: Model, st: Structure, tau_expr: Expr, lo: int, hi: int) 
     rng = _embedding_ranges(model, env)
     err = {d: ZERO for d in model.dims}
     head_bounds = []
+    ffn_inputs = []
     for k, layer in enumerate(model.layers):
         facts = st.facts[k]
         coords_after = st.coords[k + 1]
@@ -112,6 +114,7 @@ def _analyse_box(model: Model, st: Structure, tau_expr: Expr, lo: int, hi: int) 
                     new_rng[o] = new_rng[o] + contrib
             rng, err = new_rng, new_err
         else:
+            ffn_inputs.append((k, {d: err[d] for d in facts.dims}))
             err = _ffn_err(layer, facts, rng, err)
             rng = _ffn_range(layer, rng)
         rng = {d: _range(coords_after[d], env) if _known(coords_after[d]) else rng[d] for d in model.dims}
@@ -119,7 +122,7 @@ def _analyse_box(model: Model, st: Structure, tau_expr: Expr, lo: int, hi: int) 
     margin = _margin(st.coords[-1][o], rng[o], model.output.threshold)
     e = err[o]
     ok = bool(e.is_zero() or e < margin)
-    return BoxReport(lo, hi, tau, tuple(head_bounds), e, margin, ok)
+    return BoxReport(lo, hi, tau, tuple(head_bounds), e, margin, ok, tuple(ffn_inputs))
 
 
 def _known(c) -> bool:

@@ -64,11 +64,12 @@ def fraction_text(v: Fraction) -> str:
     return str(v.numerator) if v.denominator == 1 else f"{v.numerator}/{v.denominator}"
 
 
-def head_record(fact: HeadFact) -> dict:
+def head_record(fact: HeadFact, render=to_text) -> dict:
+    """The certificate's entry for a head; ``render`` may rewrite expressions into equal readable ones."""
     record = {"layer": fact.layer, "head": fact.head.name, "kind": fact.kind, "lemma": fact.lemma}
     if fact.kind == "ziggurat":
-        record.update({"step": to_text(fact.step), "classes": fact.classes,
-                       "tie_offsets": [to_text(r) for r in fact.tie_gaps]})
+        record.update({"step": render(fact.step), "classes": fact.classes,
+                       "tie_offsets": [render(r) for r in fact.tie_gaps]})
     if fact.kind == "gap":
         record.update({"delta_key": fraction_text(fact.delta_key),
                        "query": "constant" if fact.query_coord is None else "grid-or-finite"})
@@ -84,3 +85,15 @@ def box_record(report: BoxReport) -> dict:
         "margin_lower": lower(report.margin),
         "exact": bool(report.err.is_zero()),
     }
+
+
+def structural_margin(model, st) -> str:
+    """min |y − θ| over the output's finite value set, or 0 when it is not finite."""
+    coord = st.coords[-1][model.output.dim]
+    if coord.fin is None:
+        return "0"
+    return _plain_fraction(min(abs(v - model.output.threshold) for v in coord.fin))
+
+
+def _plain_fraction(v: Fraction) -> str:
+    return _decimal(v, up=False)

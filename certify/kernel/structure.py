@@ -27,9 +27,9 @@ from dataclasses import dataclass
 from fractions import Fraction
 from math import lcm
 
-from ..expr import BinOp, Expr, Log, Num, Var, eval_exact, variables_of
+from ..expr import BinOp, Expr, Num, Var, eval_exact, variables_of
 from ..model import AttentionLayer, FFNLayer, Head, Model
-from .polyid import affine_in, degrees, integer_polynomial_degree, is_zero, simplify
+from .polyid import affine_in, integer_polynomial_degree, is_zero
 
 MAX_COMBOS = 4096
 MAX_FIN = 4096
@@ -226,7 +226,6 @@ def _ziggurat(layer: int, head: Head, coords: dict, qconst: list, first: int) ->
         step = BinOp("+", step, BinOp("*", weight, line[0]))
     if is_zero(step, ("n",)):
         raise Unsupported(f"head {head.name!r}: position terms of the score cancel (no tie-break)")
-    step = checked_simplify(step)
     names = [k for k, _, _ in fin_terms]
     combos = list(itertools.product(*(vals for _, _, vals in fin_terms)))
     if len(combos) > MAX_COMBOS:
@@ -248,24 +247,12 @@ def _ziggurat(layer: int, head: Head, coords: dict, qconst: list, first: int) ->
         if is_zero(ratio, ("n",)):
             continue
         if head.hard != "average" and (values is None or values[a] != values[b]):
-            ties.append(checked_simplify(ratio))
+            ties.append(ratio)
     for a in range(len(combos)):
         if not any(is_zero(BinOp("-", offsets[a], offsets[b]), ("n",)) for b in classes):
             classes.append(a)
     return HeadFact(layer, head, "ziggurat", step=step, classes=max(1, len(classes)), tie_gaps=tuple(ties),
                     lemma="L-ziggurat (lattice of step |A(n)|, c positions a level; L-tiebreak)")
-
-
-def checked_simplify(e: Expr) -> Expr:
-    """``simplify`` for readable certificates, kept only where the identity test confirms it."""
-    if degrees(e, "n") is not None and "i" not in variables_of(e):
-        s = simplify(e)
-        return s if is_zero(BinOp("-", e, s), ("n",)) else e
-    if isinstance(e, BinOp):
-        return BinOp(e.op, checked_simplify(e.left), checked_simplify(e.right))
-    if isinstance(e, Log):
-        return Log(checked_simplify(e.arg))
-    return e
 
 
 def _values_by_combo(head: Head, coords: dict, names: list[str], combos: list) -> list | None:

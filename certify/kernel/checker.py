@@ -1,0 +1,162 @@
+"""Re-verify a certificate against a model without trusting the code that made it.
+
+Everything is recomputed from the model's weights by the kernel (exact rationals
+and python-flint balls) and compared with what the certificate records; the
+first mismatch is reported as (item, expected, found).  Recorded expressions
+may be rewritten into equal readable forms: they are accepted after an exact
+identity test, never by comparing text or floats.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..errors import ExprError
+from ..expr import BinOp, parse_expr
+from ..model import Model
+from .bounds import BoxFailure, analyse_box
+from .polyid import is_zero
+from .records import box_record, head_record, lower, structural_margin, upper
+from .structure import Unsupported, analyse
+
+FORMAT = "hardsoft.certificate/1"
+FINAL_STATEMENT = "error(n) < margin(n), or error(n) = 0, on every box"
+
+
+class CheckFailure(Exception):
+    def __init__(self, item: str, expected, found):
+        self.item, self.expected, self.found = item, expected, found
+        super().__init__(f"{item}: expected {expected!r}, found {found!r}")
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    boxes: int
+    kernel_items: int
+
+
+def _expect(item: str, expected, found) -> None:
+    if expected != found:
+        raise CheckFailure(item, expected, found)
+
+
+def _same_expr(item: str, expected, found) -> None:
+    try:
+        rec = parse_expr(found, variables=("n",), allow_log=True)
+    except (ExprError, TypeError):
+        raise CheckFailure(item, "an expression in n", found) from None
+    if not is_zero(BinOp("-", expected, rec), ("n",)):
+        raise CheckFailure(item, "an expression equal to the kernel's", found)
+
+
+def check(cert: dict, model: Model) -> CheckResult:
+    """Raise :class:`CheckFailure` at the first item that does not hold."""
+    if not isinstance(cert, dict):
+        raise CheckFailure("certificate", "a JSON object", type(cert).__name__)
+    _expect("format", FORMAT, cert.get("format"))
+    _expect("model_sha256", model.sha256, cert.get("model_sha256"))
+    claim = cert.get("claim")
+    if not isinstance(claim, dict):
+        raise CheckFailure("claim", "an object", claim)
+    _expect("claim.verdict", "certified", claim.get("verdict"))
+    n_min, n_max = claim.get("n_min"), claim.get("n_max")
+    if not isinstance(n_min, int) or isinstance(n_min, bool) or n_min < 1:
+        raise CheckFailure("claim.n_min", "an integer >= 1", n_min)
+    if n_max != "inf" and (not isinstance(n_max, int) or isinstance(n_max, bool) or n_max < n_min):
+        raise CheckFailure("claim.n_max", "an integer >= n_min or \"inf\"", n_max)
+    try:
+        tau = parse_expr(claim.get("tau"), variables=("n",), allow_log=True)
+    except (ExprError, TypeError):
+        raise CheckFailure("claim.tau", "an expression in n", claim.get("tau")) from None
+    try:
+        st = analyse(model)
+    except Unsupported as exc:
+        raise CheckFailure("analysis", "a model the kernel can analyse", str(exc)) from None
+    items = _check_heads(cert, st)
+    boxes = cert.get("boxes")
+    if not isinstance(boxes, list):
+        raise CheckFailure("boxes", "a list", boxes)
+    if n_max == "inf":
+        return _check_unbounded(cert, model, st, boxes, items)
+    _check_cover(boxes, n_min, n_max)
+    reports = []
+    for k, box in enumerate(boxes):
+        lo, hi = box["n"]
+        try:
+            report = analyse_box(model, st, tau, lo, hi)
+        except BoxFailure as exc:
+            raise CheckFailure(f"boxes[{k}]", "bounds the kernel can establish", str(exc)) from None
+        if not report.ok:
+            raise CheckFailure(f"boxes[{k}]", "error < margin (or error = 0)",
+                               f"error {upper(report.err)}, margin {lower(report.margin)}")
+        _expect(f"boxes[{k}]", box_record(report), box)
+        reports.append(report)
+    exact = all(r.err.is_zero() for r in reports)
+    bound = "0" if exact else max((upper(r.err) for r in reports), key=_decimal)
+    _expect("claim.error_bound", bound, claim.get("error_bound"))
+    _expect("claim.margin", min((lower(r.margin) for r in reports), key=_decimal), claim.get("margin"))
+    _check_final(cert)
+    return CheckResult(len(reports), items + len(reports))
+
+
+def _decimal(text: str):
+    from fractions import Fraction
+
+    return Fraction(text)
+
+
+def _check_heads(cert: dict, st) -> int:
+    analysis = cert.get("analysis")
+    if not isinstance(analysis, dict) or not isinstance(analysis.get("heads"), list):
+        raise CheckFailure("analysis.heads", "a list", analysis)
+    facts = [f for layer in st.facts if isinstance(layer, tuple) for f in layer]
+    recorded = analysis["heads"]
+    _expect("analysis.heads (count)", len(facts), len(recorded))
+    for k, (fact, rec) in enumerate(zip(facts, recorded)):
+        item = f"analysis.heads[{k}]"
+        if not isinstance(rec, dict):
+            raise CheckFailure(item, "an object", rec)
+        mine = head_record(fact)
+        if fact.kind == "ziggurat":
+            _same_expr(f"{item}.step", fact.step, rec.get("step"))
+            offsets = rec.get("tie_offsets")
+            if not isinstance(offsets, list):
+                raise CheckFailure(f"{item}.tie_offsets", "a list", offsets)
+            _expect(f"{item}.tie_offsets (count)", len(fact.tie_gaps), len(offsets))
+            for m, (r, text) in enumerate(zip(fact.tie_gaps, offsets)):
+                _same_expr(f"{item}.tie_offsets[{m}]", r, text)
+            mine = {**mine, "step": rec.get("step"), "tie_offsets": offsets}
+        _expect(item, mine, rec)
+    return len(facts)
+
+
+def _check_cover(boxes: list, n_min: int, n_max: int) -> None:
+    expected_lo = n_min
+    for k, box in enumerate(boxes):
+        n = box.get("n") if isinstance(box, dict) else None
+        if not (isinstance(n, list) and len(n) == 2 and all(isinstance(v, int) and not isinstance(v, bool) for v in n)):
+            raise CheckFailure(f"boxes[{k}].n", "[lo, hi] with integer endpoints", n)
+        _expect(f"boxes[{k}].n[0] (contiguity)", expected_lo, n[0])
+        if n[1] < n[0]:
+            raise CheckFailure(f"boxes[{k}].n", "lo <= hi", n)
+        expected_lo = n[1] + 1
+    _expect("boxes (cover ends at n_max)", n_max, expected_lo - 1)
+
+
+def _check_unbounded(cert: dict, model: Model, st, boxes: list, items: int) -> CheckResult:
+    """n_max = inf: only when every head is uniform, so every error is 0 for every n (induction on layers)."""
+    kinds = {f.kind for layer in st.facts if isinstance(layer, tuple) for f in layer}
+    if kinds - {"uniform"}:
+        raise CheckFailure("claim.n_max", "a finite n_max (some head is not uniform)", "inf")
+    _expect("boxes", [], boxes)
+    _expect("claim.error_bound", "0", cert["claim"].get("error_bound"))
+    _expect("claim.margin", structural_margin(model, st), cert["claim"].get("margin"))
+    _check_final(cert)
+    return CheckResult(0, items)
+
+
+def _check_final(cert: dict) -> None:
+    final = [o for o in cert.get("obligations", []) if isinstance(o, dict) and o.get("id") == "final"]
+    if len(final) != 1:
+        raise CheckFailure("obligations.final", "exactly one final obligation", len(final))
+    _expect("obligations.final.statement", FINAL_STATEMENT, final[0].get("statement"))
+    _expect("obligations.final.relation", "<", final[0].get("relation"))
