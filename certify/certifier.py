@@ -21,6 +21,7 @@ from .expr import BinOp, Expr, Log, Num, Var, parse_expr, to_text
 from .kernel.bounds import BoxFailure, BoxReport, analyse_box
 from .kernel.checker import FINAL_STATEMENT
 from .kernel.records import box_record, head_record, lower, structural_margin, upper
+from .kernel.polyid import substitute
 from .kernel.structure import HeadFact, Structure, Unsupported, analyse
 from .second_opinion import rounding_obligations
 from .simplify import readable
@@ -82,19 +83,23 @@ def _head_shape(fact: HeadFact) -> Expr | None:
     n = Var("n")
     if fact.kind == "ziggurat":
         return fact.step if _value_at(fact.step, 10**6) > 0 else BinOp("*", Num(Fraction(-1)), fact.step)
-    if fact.kind == "gap":
-        gamma: Expr = Num(fact.delta_key)
-        if fact.query_coord is not None and fact.query_coord.fin is None:
-            from .kernel.polyid import substitute
-
-            grid = substitute(fact.query_coord.grid, "i", n)
-            sign = 1 if _value_at(grid, 10**6) > 0 else -1
-            gamma = BinOp("/", gamma, BinOp("*", Num(Fraction(sign)), grid))
-        elif fact.query_coord is not None:
-            nz = [abs(v) for v in fact.query_coord.fin if v != 0]
+    if fact.kind != "gap":
+        return None
+    if fact.score_grid is not None:
+        gamma: Expr = BinOp("/", Num(Fraction(1)), _positive(substitute(fact.score_grid, "i", n)))
+    else:
+        gamma = _positive(fact.delta_key)
+        q = fact.query_coord
+        if q is not None and q.fin is None:
+            gamma = BinOp("/", gamma, _positive(substitute(q.grid, "i", n)))
+        elif q is not None:
+            nz = [abs(v) for v in q.fin if v != 0]
             gamma = BinOp("*", gamma, Num(min(nz) if nz else Fraction(1)))
-        return BinOp("/", gamma, Log(BinOp("+", n, Num(Fraction(2)))))
-    return None
+    return BinOp("/", gamma, Log(BinOp("+", n, Num(Fraction(2)))))
+
+
+def _positive(e: Expr) -> Expr:
+    return e if _value_at(e, 10**6) > 0 else BinOp("*", Num(Fraction(-1)), e)
 
 
 def _value_at(e: Expr, n: int) -> float:

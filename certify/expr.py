@@ -177,7 +177,7 @@ class _Parser:
                 raise self.error(f"exponent {k} exceeds {MAX_EXPONENT}")
             self.k += 1
             return Pow(base, k)
-        if kind == "word" and text in self.variables and self._is_minus_one(start):
+        if kind == "word" and text == "i" and "i" in self.variables and self._is_minus_one(start):
             self.k += 1
             return AltSign(text)
         raise self.error("exponent must be an integer literal 0..8 (or (-1)^i)")
@@ -361,9 +361,10 @@ def _ball_log(a):
 
 
 def _ball_altsign(v):
+    """±1 when the ball holds one integer; the enclosure [−1, 1] when it ranges over several."""
     k = v.unique_fmpz()
     if k is None:
-        raise ExprError("(-1)^x needs a ball holding a single integer x")
+        return v.__class__(0, 1)
     return v.__class__(1 if int(k) % 2 == 0 else -1)
 
 

@@ -97,8 +97,18 @@ class Model:
 
 # ---------------------------------------------------------------- numbers
 
+class RejectedNumber:
+    """A JSON number or constant refused while parsing (NaN, Infinity, huge exponent or
+    integer); :func:`parse_number` reports it with its key path, which json cannot know."""
+
+    def __init__(self, reason: str):
+        self.reason = reason
+
+
 def parse_number(value: Any, path: str) -> Fraction:
     """A model number: int, "p/q" string, or JSON decimal (kept as its text)."""
+    if isinstance(value, RejectedNumber):
+        raise ModelError(path, value.reason)
     if isinstance(value, bool):
         raise ModelError(path, "expected a number, got a boolean")
     if isinstance(value, int):
@@ -109,6 +119,10 @@ def parse_number(value: Any, path: str) -> Fraction:
         sign, digits, exponent = value.as_tuple()
         if abs(exponent) > MAX_DECIMAL_EXPONENT + len(digits):
             raise ModelError(path, f"exponent beyond ±{MAX_DECIMAL_EXPONENT}")
+        # p/q with p, q <= 10^30 and q = 2^a 5^b has < 160 significant digits; longer
+        # mantissas would make Fraction(value) take minutes (10^6 digits: ~60 s).
+        if len(bytes(digits).strip(b"\0")) > 160:
+            raise ModelError(path, "numerator or denominator over 10^30")
         return _bounded(Fraction(value), path)
     if isinstance(value, str):
         m = _RATIO.match(value)
@@ -134,15 +148,15 @@ def _bounded(v: Fraction, path: str) -> Fraction:
     return v
 
 
-def _parse_constant(text: str) -> Decimal:
-    raise ValueError(f"{text} is not a number")
+def _parse_constant(text: str) -> RejectedNumber:
+    return RejectedNumber(f"{text} is not a number (NaN and Infinity are rejected)")
 
 
-def _decimal(text: str) -> Decimal:
+def _decimal(text: str) -> Decimal | RejectedNumber:
     # Reject absurd exponents before Decimal builds a huge number.
     m = re.search(r"[eE]([+-]?\d+)", text)
     if m and abs(int(m.group(1)[:8])) > MAX_DECIMAL_EXPONENT + len(text):
-        raise ValueError(f"exponent beyond ±{MAX_DECIMAL_EXPONENT} in {text[:40]}")
+        return RejectedNumber(f"exponent beyond ±{MAX_DECIMAL_EXPONENT} in {text[:40]}")
     try:
         return Decimal(text)
     except InvalidOperation as exc:  # pragma: no cover - json already validated the text
@@ -180,9 +194,9 @@ def parse_model_bytes(data: bytes) -> Model:
     return parse_model(obj, hashlib.sha256(data).hexdigest())
 
 
-def _safe_int(text: str) -> int:
+def _safe_int(text: str) -> int | RejectedNumber:
     if len(text.lstrip("-")) > 31:
-        raise ValueError(f"integer {text[:20]}... over 10^30")
+        return RejectedNumber(f"integer {text[:20]}... over 10^30")
     return int(text)
 
 

@@ -62,8 +62,10 @@ def _summary(name: str, outcome, n_min, n_max, out: str | None) -> str:
     if outcome.verdict == "certified":
         claim = outcome.certificate["claim"]
         saved = f"; certificate written to {out}" if out else " (use --out FILE to save the certificate)"
+        bound = ("the soft output equals the hard output exactly" if claim["error_bound"] == "0"
+                 else f"output error ≤ {claim['error_bound']} < margin {claim['margin']}")
         return (f"certified: {name}: soft = hard for every input of length {n_min}..{n_max} at τ(n) = {claim['tau']}"
-                f" (output error ≤ {claim['error_bound']} < margin {claim['margin']}){saved}")
+                f" ({bound}){saved}")
     if outcome.verdict == "refuted":
         return f"refuted: {name}: {outcome.reason}"
     return f"not proved: {name}: {outcome.reason}"

@@ -27,6 +27,7 @@ from flint import arb, ctx, fmpq
 
 from ..expr import Expr, eval_ball
 from ..model import AttentionLayer, Model
+from .polyid import ball_of
 from .structure import HeadFact, Structure
 
 PRECISION_BITS = 128
@@ -93,7 +94,7 @@ def _analyse_box(model: Model, st: Structure, tau_expr: Expr, lo: int, hi: int) 
     n = box_ball(lo, hi)
     i = box_ball(st.first, hi)
     env = {"i": i, "n": n}
-    tau = eval_ball(tau_expr, {"n": n})
+    tau = ball_of(tau_expr, n)
     if not tau > 0:
         raise BoxFailure(f"τ(n) is not certainly positive for n in [{lo}, {hi}]")
     rng = _embedding_ranges(model, env)
@@ -162,17 +163,17 @@ def _head(fact: HeadFact, rng: dict, err: dict, tau, n, env, first: int, hi: int
     if fact.kind == "uniform":
         leak = ZERO
     elif fact.kind == "ziggurat":
-        step = abs(eval_ball(fact.step, {"n": n}))
+        step = abs(ball_of(fact.step, n))
         if not step > 0:
             raise BoxFailure(f"head {head.name!r}: lattice step {step} not certainly positive")
-        for ratio in fact.tie_gaps:
-            if not abs(eval_ball(ratio, {"n": n})) > n - first:
+        for ends in fact.ties_apart:
+            if not _apart(ends, n):
                 raise BoxFailure(f"head {head.name!r}: tied maxima with different values are not excluded "
                                  f"for n in [{n.lower()}, {n.upper()}]")
         q = (-step / tau).exp()
         if not q < 1:
             raise BoxFailure(f"head {head.name!r}: e^(-step/τ) not certainly below 1")
-        leak = fact.classes * q / (1 - q)
+        leak = _level_size(fact, n) * q / (1 - q)
     else:
         leak = (hi + 1 - first) * (-_gamma(fact, rng, env) / tau).exp()
     lam = leak if leak < 1 else arb(1)
@@ -190,14 +191,38 @@ def _head(fact: HeadFact, rng: dict, err: dict, tau, n, env, first: int, hi: int
     return HeadBound(head.name, leak, eta, added)
 
 
+def _apart(ends, n) -> bool:
+    return any(ball_of(lo, n) > 0 and ball_of(hi, n) > 0 for lo, hi in ends)
+
+
+def _level_size(fact: HeadFact, n) -> int:
+    """c of L-ziggurat: keys of two classes share a lattice level only when their offsets are not
+    apart (|R| > key distance); a level holds pairwise-colliding classes, so c ≤ 1 + max degree."""
+    degree = [0] * len(fact.offsets)
+    for a, b, ends in fact.pairs:
+        if not _apart(ends, n):
+            degree[a] += 1
+            degree[b] += 1
+    return 1 + max(degree, default=0)
+
+
 def _gamma(fact: HeadFact, rng: dict, env) -> object:
-    """Smallest non-zero gap: min|w_i| · min ΔK (rational gap bound)."""
+    """Smallest non-zero gap: 1/max|G| for a score grid, else min|w_i| · min ΔK."""
+    if fact.score_grid is not None:
+        bound = eval_ball(fact.score_grid, env).abs_upper()
+        if not bound > 0:
+            raise BoxFailure(f"head {fact.head.name!r}: score grid not certainly non-zero")
+        return 1 / bound
+    delta = abs(ball_of(fact.delta_key, env["n"]))
+    if not delta > 0:
+        raise BoxFailure(f"head {fact.head.name!r}: key score step not certainly non-zero")
     if fact.query_coord is None:
-        return q_ball(fact.delta_key)
-    return _min_nonzero(fact, env) * q_ball(fact.delta_key)
+        return delta
+    return _min_nonzero(fact, env) * delta
 
 
 def _min_nonzero(fact: HeadFact, env) -> object:
+    """Least non-zero |w_i|: from a finite set, else 1/max|G| (or min(o, 1−o)/max|G| with offset o)."""
     c = fact.query_coord
     if c.fin is not None:
         nz = [abs(v) for v in c.fin if v != 0]
@@ -206,7 +231,7 @@ def _min_nonzero(fact: HeadFact, env) -> object:
     bound = g.abs_upper()
     if not bound > 0:
         raise BoxFailure(f"head {fact.head.name!r}: grid of the query dim is not certainly non-zero")
-    return 1 / bound
+    return q_ball(min(c.offset, 1 - c.offset) if c.offset else Fraction(1)) / bound
 
 
 def _ffn_err(layer, fact, rng: dict, err: dict) -> dict:

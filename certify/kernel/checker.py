@@ -41,10 +41,10 @@ def _expect(item: str, expected, found) -> None:
 
 def _same_expr(item: str, expected, found) -> None:
     try:
-        rec = parse_expr(found, variables=("n",), allow_log=True)
+        rec = parse_expr(found, variables=("i", "n"), allow_log=True)
     except (ExprError, TypeError):
-        raise CheckFailure(item, "an expression in n", found) from None
-    if not is_zero(BinOp("-", expected, rec), ("n",)):
+        raise CheckFailure(item, "an expression in i and n", found) from None
+    if not is_zero(BinOp("-", expected, rec), ("i", "n")):
         raise CheckFailure(item, "an expression equal to the kernel's", found)
 
 
@@ -124,7 +124,17 @@ def _check_heads(cert: dict, st) -> int:
             _expect(f"{item}.tie_offsets (count)", len(fact.tie_gaps), len(offsets))
             for m, (r, text) in enumerate(zip(fact.tie_gaps, offsets)):
                 _same_expr(f"{item}.tie_offsets[{m}]", r, text)
-            mine = {**mine, "step": rec.get("step"), "tie_offsets": offsets}
+            classes = rec.get("offsets")
+            if not isinstance(classes, list):
+                raise CheckFailure(f"{item}.offsets", "a list", classes)
+            _expect(f"{item}.offsets (count)", len(fact.offsets), len(classes))
+            for m, (b, text) in enumerate(zip(fact.offsets, classes)):
+                _same_expr(f"{item}.offsets[{m}]", b, text)
+            mine = {**mine, "step": rec.get("step"), "tie_offsets": offsets, "offsets": classes}
+        for key, value in (("delta_key", fact.delta_key), ("score_grid", fact.score_grid)):
+            if fact.kind == "gap" and value is not None:
+                _same_expr(f"{item}.{key}", value, rec.get(key))
+                mine = {**mine, key: rec.get(key)}
         _expect(item, mine, rec)
     return len(facts)
 

@@ -72,39 +72,33 @@ def is_zero(e: Expr, names: tuple[str, ...] = ("n",), start: int = 1000) -> bool
     return False
 
 
-def integer_polynomial_degree(e: Expr, var: str = "n") -> int | None:
-    """If ``e`` is an integer-valued polynomial in ``var`` (for integer ``var``), its degree bound.
+def integer_polynomial(e: Expr, names: tuple[str, ...] = ("n",)) -> bool:
+    """True iff ``e`` is a polynomial taking integer values at all integer points.
 
-    Proof: interpolate through d+1 consecutive integers; the difference with the
-    interpolant is zero (``is_zero``); integer values at d+1 consecutive integers
-    make a degree-d polynomial integer-valued everywhere (binomial basis).
+    Proof: with per-variable degree bounds d_v, interpolate on the tensor grid of
+    d_v + 1 consecutive integers per variable; ``e`` minus the interpolant is zero
+    (``is_zero``) and the grid values are integers, so in the tensor binomial basis
+    every coefficient is an integer: integer-valued everywhere.
     """
-    d = degrees(e, var)
-    if d is None:
-        return None
-    deg = d[0]
-    points = list(range(1, deg + 2))
-    try:
-        values = [eval_exact(e, {var: k}) for k in points]
-    except ExprError:
-        return None
-    if any(v.denominator != 1 for v in values):
-        return None
-    if not is_zero(BinOp("-", e, _interpolant(points, values, var)), (var,)):
-        return None
-    return deg
-
-
-def _interpolant(points: list[int], values: list[Fraction], var: str) -> Expr:
-    """Lagrange form of the interpolating polynomial, as an expression."""
-    total: Expr = Num(Fraction(0))
-    for k, (xk, yk) in enumerate(zip(points, values)):
-        term: Expr = Num(yk)
-        for m, xm in enumerate(points):
-            if m != k:
-                term = BinOp("*", term, BinOp("/", BinOp("-", Var(var), Num(Fraction(xm))), Num(Fraction(xk - xm))))
-        total = BinOp("+", total, term)
-    return total
+    bounds = [degrees(e, v) for v in names]
+    if any(d is None for d in bounds):
+        return False
+    axes = [list(range(1, d[0] + 2)) for d in bounds]
+    interp: Expr = Num(Fraction(0))
+    for point in itertools.product(*axes):
+        try:
+            value = eval_exact(e, dict(zip(names, point)))
+        except ExprError:
+            return False
+        if value.denominator != 1:
+            return False
+        term: Expr = Num(value)
+        for v, x, axis in zip(names, point, axes):
+            for y in axis:
+                if y != x:
+                    term = BinOp("*", term, BinOp("/", BinOp("-", Var(v), Num(Fraction(y))), Num(Fraction(x - y))))
+        interp = BinOp("+", interp, term)
+    return is_zero(BinOp("-", e, interp), names)
 
 
 def affine_in(e: Expr, var: str) -> tuple[Expr, Expr] | None:
@@ -132,3 +126,110 @@ def _altsign_vars(e: Expr) -> set[str]:
     if isinstance(e, Pow):
         return _altsign_vars(e.base)
     return set()
+
+
+# ---------------------------------------------------------------- rational functions of n
+
+Poly = tuple  # coefficients, lowest degree first, Fractions, no trailing zeros
+
+
+def _trim(p: list) -> Poly:
+    while p and p[-1] == 0:
+        p.pop()
+    return tuple(p)
+
+
+def _padd(a: Poly, b: Poly, sign: int = 1) -> Poly:
+    out = [Fraction(0)] * max(len(a), len(b))
+    for k, c in enumerate(a):
+        out[k] += c
+    for k, c in enumerate(b):
+        out[k] += sign * c
+    return _trim(out)
+
+
+def _pmul(a: Poly, b: Poly) -> Poly:
+    if not a or not b:
+        return ()
+    out = [Fraction(0)] * (len(a) + len(b) - 1)
+    for j, x in enumerate(a):
+        for k, y in enumerate(b):
+            out[j + k] += x * y
+    return _trim(out)
+
+
+def _pdivmod(a: Poly, b: Poly) -> tuple[Poly, Poly]:
+    rem, quo = list(a), [Fraction(0)] * max(1, len(a) - len(b) + 1)
+    while len(rem) >= len(b) and rem:
+        shift, factor = len(rem) - len(b), rem[-1] / b[-1]
+        quo[shift] = factor
+        for k, c in enumerate(b):
+            rem[k + shift] -= factor * c
+        rem = list(_trim(rem))
+    return _trim(quo), tuple(rem)
+
+
+def _pgcd(a: Poly, b: Poly) -> Poly:
+    while b:
+        a, b = b, _pdivmod(a, b)[1]
+    return tuple(c / a[-1] for c in a) if a else (Fraction(1),)
+
+
+def rational_form(e: Expr, var: str = "n") -> tuple[Poly, Poly] | None:
+    """(P, Q) with e = P/Q in lowest terms and Q monic, for log-free expressions in one variable."""
+    if isinstance(e, Num):
+        return ((e.value,) if e.value else ()), (Fraction(1),)
+    if isinstance(e, Var):
+        return ((Fraction(0), Fraction(1)), (Fraction(1),)) if e.name == var else None
+    if isinstance(e, (AltSign, Log)):
+        return None
+    if isinstance(e, Neg):
+        r = rational_form(e.arg, var)
+        return None if r is None else (tuple(-c for c in r[0]), r[1])
+    if isinstance(e, Pow):
+        r = rational_form(e.base, var)
+        if r is None:
+            return None
+        p, q = (Fraction(1),), (Fraction(1),)
+        for _ in range(e.exponent):
+            p, q = _pmul(p, r[0]), _pmul(q, r[1])
+        return _reduce(p, q)
+    a, b = rational_form(e.left, var), rational_form(e.right, var)
+    if a is None or b is None:
+        return None
+    if e.op in "+-":
+        return _reduce(_padd(_pmul(a[0], b[1]), _pmul(b[0], a[1]), 1 if e.op == "+" else -1), _pmul(a[1], b[1]))
+    if e.op == "*":
+        return _reduce(_pmul(a[0], b[0]), _pmul(a[1], b[1]))
+    if not b[0]:
+        return None
+    return _reduce(_pmul(a[0], b[1]), _pmul(a[1], b[0]))
+
+
+def _reduce(p: Poly, q: Poly) -> tuple[Poly, Poly]:
+    if not p:
+        return (), (Fraction(1),)
+    g = _pgcd(p, q)
+    p, q = _pdivmod(p, g)[0], _pdivmod(q, g)[0]
+    lead = q[-1]
+    return tuple(c / lead for c in p), tuple(c / lead for c in q)
+
+
+def ball_of(e: Expr, n):
+    """Ball value at n (a ball): through P/Q in lowest terms when rational, which avoids
+    most interval dependency (n − (n − 1) is 1, not a wide ball)."""
+    r = rational_form(e, "n")
+    if r is None:
+        from ..expr import eval_ball
+
+        return eval_ball(e, {"n": n})
+    return _horner(r[0], n) / _horner(r[1], n)
+
+
+def _horner(p: Poly, n):
+    from flint import arb, fmpq
+
+    acc = arb(0)
+    for c in reversed(p):
+        acc = acc * n + arb(fmpq(c.numerator, c.denominator))
+    return acc

@@ -34,18 +34,24 @@ def lower(x: arb) -> str:
 
 
 def _decimal(v: Fraction, up: bool) -> str:
+    """DIGITS significant digits, rounded outward; plain for moderate magnitudes, else ``…e±k``."""
     if v == 0:
         return "0"
-    sign = -1 if v < 0 else 1
     mag = abs(v)
-    exp10 = len(str(mag.numerator)) - len(str(mag.denominator))
-    scale = Fraction(10) ** (DIGITS - exp10)
-    scaled = mag * scale
+    exp10 = (mag.numerator.bit_length() - mag.denominator.bit_length()) * 30103 // 100000
+    while Fraction(10) ** exp10 > mag:
+        exp10 -= 1
+    while Fraction(10) ** (exp10 + 1) <= mag:
+        exp10 += 1
+    shift = exp10 - DIGITS + 1
+    scaled = mag / Fraction(10) ** shift
     q, r = divmod(scaled.numerator, scaled.denominator)
-    if r and (up == (sign > 0)):
+    if r and up == (v > 0):
         q += 1
-    value = Fraction(sign * q) / scale
-    return _plain(value)
+    q = q if v > 0 else -q
+    if -20 <= exp10 <= 20:
+        return _plain(Fraction(q) * Fraction(10) ** shift)
+    return f"{q}e{shift}"
 
 
 def _plain(v: Fraction) -> str:
@@ -68,11 +74,14 @@ def head_record(fact: HeadFact, render=to_text) -> dict:
     """The certificate's entry for a head; ``render`` may rewrite expressions into equal readable ones."""
     record = {"layer": fact.layer, "head": fact.head.name, "kind": fact.kind, "lemma": fact.lemma}
     if fact.kind == "ziggurat":
-        record.update({"step": render(fact.step), "classes": fact.classes,
+        record.update({"step": render(fact.step), "offsets": [render(b) for b in fact.offsets],
                        "tie_offsets": [render(r) for r in fact.tie_gaps]})
     if fact.kind == "gap":
-        record.update({"delta_key": fraction_text(fact.delta_key),
-                       "query": "constant" if fact.query_coord is None else "grid-or-finite"})
+        if fact.score_grid is not None:
+            record.update({"score_grid": render(fact.score_grid)})
+        else:
+            record.update({"delta_key": render(fact.delta_key), "homogeneous": fact.homogeneous,
+                           "query": "constant" if fact.query_coord is None else "grid-or-finite"})
     return record
 
 

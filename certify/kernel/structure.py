@@ -29,7 +29,7 @@ from math import lcm
 
 from ..expr import BinOp, Expr, Num, Var, eval_exact, variables_of
 from ..model import AttentionLayer, FFNLayer, Head, Model
-from .polyid import affine_in, integer_polynomial_degree, is_zero
+from .polyid import affine_in, integer_polynomial, is_zero, substitute
 
 MAX_COMBOS = 4096
 MAX_FIN = 4096
@@ -44,6 +44,9 @@ class Coord:
     fin: frozenset | None = None
     pe: Expr | None = None
     grid: Expr | None = None
+    offset: Fraction = Fraction(0)  # value·grid ∈ Z + offset; a non-zero offset proves value ≠ 0
+    rest: frozenset | None = None  # finite values at the input positions (BOS row excluded)
+    at_bos: Fraction | None = None  # the exact value at the BOS row
 
 
 @dataclass(frozen=True)
@@ -52,10 +55,14 @@ class HeadFact:
     head: Head
     kind: str  # uniform | ziggurat | gap
     step: Expr | None = None  # ziggurat: lattice step A(n) (sign unknown; |A| used)
-    classes: int = 0  # ziggurat: c, the number of score offsets a lattice level can hold
-    tie_gaps: tuple[Expr, ...] = ()  # ziggurat, unique-hard: offsets R(n); need |R(n)| > n - first
-    delta_key: Fraction | None = None  # gap: min positive difference of key scores K(j)
+    offsets: tuple[Expr, ...] = ()  # ziggurat: the distinct score offsets B (one per class of key values)
+    tie_gaps: tuple[Expr, ...] = ()  # ziggurat, unique-hard: offset ratios R(i, n) of keys with different values
+    pairs: tuple = ()  # ziggurat: (class a, class b, apart_ends) for every pair of classes
+    ties_apart: tuple = ()  # ziggurat: apart_ends for each tie ratio: ties need |R| > key distance
+    delta_key: Expr | None = None  # gap: min non-zero difference of key scores K(j), an expression in n
     query_coord: Coord | None = None  # gap: what is known of the query factor w_i (None: w is constant)
+    score_grid: Expr | None = None  # gap, generic: every score of row i is a multiple of 1/G(i, n)
+    homogeneous: bool = False  # gap: the maxima always carry one value (so the hard output is a key's value)
     lemma: str = ""
 
 
@@ -102,7 +109,7 @@ def grid_of(e: Expr) -> Expr | None:
     left, right = grid_of(e.left), grid_of(e.right)
     if e.op in "+-*":
         return _times(left, right)
-    if integer_polynomial_degree(e.right, "n") is None or not _integer_valued(e.right):
+    if not _integer_valued(e.right):
         return None
     return _times(left, e.right)
 
@@ -147,17 +154,25 @@ def may_be_empty(visible: str) -> bool:
     return visible in ("j<i", "j>i")
 
 
+def _finite(values, bos_value) -> Coord:
+    rest = frozenset(values)
+    fin = rest | {bos_value} if bos_value is not None else rest
+    return Coord(fin=fin, grid=Num(Fraction(_den_lcm(fin))), rest=rest, at_bos=bos_value)
+
+
 def embed_coords(model: Model) -> dict:
     symbols = list(model.alphabet) + ([model.bos] if model.bos else [])
     pe = dict(model.position_embed)
     out = {}
     for d in model.dims:
         tokens = frozenset(dict(model.token_embed[s]).get(d, Fraction(0)) for s in symbols)
+        word = [dict(model.token_embed[s]).get(d, Fraction(0)) for s in model.alphabet]
+        at_bos = dict(model.token_embed[model.bos]).get(d, Fraction(0)) if model.bos else None
         if d not in pe:
-            out[d] = Coord(fin=tokens, grid=Num(Fraction(_den_lcm(tokens))))
+            out[d] = _finite(word, at_bos)
         elif not variables_of(pe[d]):
             const = eval_exact(pe[d], {})
-            out[d] = Coord(fin=frozenset(t + const for t in tokens), grid=Num(Fraction(_den_lcm([t + const for t in tokens]))))
+            out[d] = _finite([t + const for t in word], None if at_bos is None else at_bos + const)
         elif tokens == {Fraction(0)}:
             out[d] = Coord(pe=pe[d], grid=grid_of(pe[d]))
         else:
@@ -165,16 +180,22 @@ def embed_coords(model: Model) -> dict:
     return out
 
 
+def _sums(a: frozenset | None, b: frozenset | None) -> frozenset | None:
+    if a is None or b is None or len(a) * len(b) > MAX_FIN:
+        return None
+    return frozenset(x + y for x in a for y in b)
+
+
 def _add(a: Coord, b: Coord) -> Coord:
     """Abstract sum of two coordinates (no correlation assumed)."""
-    fin = None
-    if a.fin is not None and b.fin is not None and len(a.fin) * len(b.fin) <= MAX_FIN:
-        fin = frozenset(x + y for x in a.fin for y in b.fin)
     if b.fin == {Fraction(0)}:
         return a
     if a.fin == {Fraction(0)}:
         return b
-    return Coord(fin=fin, grid=_times(a.grid, b.grid) if fin is None else Num(Fraction(_den_lcm(fin))))
+    fin = _sums(a.fin, b.fin)
+    at_bos = None if a.at_bos is None or b.at_bos is None else a.at_bos + b.at_bos
+    grid = _times(a.grid, b.grid) if fin is None else Num(Fraction(_den_lcm(fin)))
+    return Coord(fin=fin, grid=grid, rest=_sums(a.rest, b.rest), at_bos=at_bos)
 
 
 def _row_constant(c: Coord) -> Expr | None:
@@ -186,15 +207,29 @@ def _row_constant(c: Coord) -> Expr | None:
     return None
 
 
+def _scale(values: frozenset | None, coef: Fraction) -> frozenset | None:
+    return None if values is None else frozenset(coef * v for v in values)
+
+
 def _value_table(head: Head, coords: dict) -> dict:
     """out dim → combined value coordinate Σ coef·x[in] of one key."""
     table: dict = {}
     for out, dim, coef in head.value:
         src = coords[dim]
-        scaled = Coord(fin=None if src.fin is None else frozenset(coef * v for v in src.fin),
+        scaled = Coord(fin=_scale(src.fin, coef), rest=_scale(src.rest, coef),
+                       at_bos=None if src.at_bos is None else coef * src.at_bos,
                        grid=None if src.grid is None else BinOp("*", src.grid, Num(Fraction(coef.denominator))))
         table[out] = _add(table[out], scaled) if out in table else scaled
     return table
+
+
+def _exact(c: Coord) -> Expr | None:
+    """The value as an expression in (i, n) when it is known exactly at every position."""
+    if c.pe is not None:
+        return c.pe
+    if c.fin is not None and len(c.fin) == 1:
+        return Num(next(iter(c.fin)))
+    return None
 
 
 def classify_head(layer: int, head: Head, coords: dict, first: int) -> HeadFact:
@@ -205,16 +240,32 @@ def classify_head(layer: int, head: Head, coords: dict, first: int) -> HeadFact:
             raise Unsupported(f"head {head.name!r}: uniform scores under {head.hard}-hard attention "
                               "(soft attention averages the tied maxima)")
         return HeadFact(layer, head, "uniform", lemma="exact: equal scores give softmax = ahardmax")
-    qconst = [_row_constant(q) for q in queries]
-    if all(q is not None for q in qconst) and any(k.fin is None for k in keys):
-        return _ziggurat(layer, head, coords, qconst, first)
-    return _gap(layer, head, coords, queries, qconst)
+    qexact = [_exact(q) for q in queries]
+    if all(q is not None for q in qexact) and any(k.fin is None for k in keys):
+        return _ziggurat(layer, head, coords, qexact, first)
+    return _gap(layer, head, coords, queries, [_row_constant(q) for q in queries])
 
 
-def _ziggurat(layer: int, head: Head, coords: dict, qconst: list, first: int) -> HeadFact:
+def key_distance(visible: str, first: int) -> Expr:
+    """The largest |j − j'| between two keys visible from row i, as an expression in (i, n)."""
+    return BinOp("-", visible_count(visible, first), Num(Fraction(1)))
+
+
+def apart_ends(ratio: Expr, visible: str, first: int) -> tuple[tuple[Expr, Expr], ...]:
+    """Ways to show |R(i, n)| > key distance on every row: for a sign s with s·R − D affine in i,
+    its values at the extreme rows i = first and i = n (an affine function is smallest at an end)."""
+    ends = []
+    for sign in (1, -1):
+        e = BinOp("-", BinOp("*", Num(Fraction(sign)), ratio), key_distance(visible, first))
+        if affine_in(e, "i") is not None:
+            ends.append((substitute(e, "i", Num(Fraction(first))), substitute(e, "i", Var("n"))))
+    return tuple(ends)
+
+
+def _ziggurat(layer: int, head: Head, coords: dict, qexact: list, first: int) -> HeadFact:
     step: Expr = Num(Fraction(0))
     fin_terms = []
-    for (q, k, coef), qv in zip(head.score, qconst):
+    for (q, k, coef), qv in zip(head.score, qexact):
         key = coords[k]
         weight = BinOp("*", Num(coef), qv)
         if key.fin is not None:
@@ -224,6 +275,10 @@ def _ziggurat(layer: int, head: Head, coords: dict, qconst: list, first: int) ->
         if line is None:
             raise Unsupported(f"head {head.name!r}: key dim {k!r} is neither finite-valued nor affine in the position")
         step = BinOp("+", step, BinOp("*", weight, line[0]))
+    row_free = substitute(step, "i", Num(Fraction(first)))
+    if not is_zero(BinOp("-", step, row_free), ("i", "n")):
+        raise Unsupported(f"head {head.name!r}: the position step of the score depends on the query position")
+    step = row_free
     if is_zero(step, ("n",)):
         raise Unsupported(f"head {head.name!r}: position terms of the score cancel (no tie-break)")
     names = [k for k, _, _ in fin_terms]
@@ -237,21 +292,24 @@ def _ziggurat(layer: int, head: Head, coords: dict, qconst: list, first: int) ->
             off = BinOp("+", off, BinOp("*", weight, Num(v)))
         offsets.append(off)
     values = _values_by_combo(head, coords, names, combos)
-    classes: list[int] = []
     ties = []
     for a, b in itertools.combinations(range(len(combos)), 2):
         ratio = BinOp("/", BinOp("-", offsets[a], offsets[b]), step)
-        if integer_polynomial_degree(ratio, "n") is None:
+        if not integer_polynomial(ratio, ("i", "n")):
             raise Unsupported(f"head {head.name!r}: score offsets are not on the lattice of step A(n) = "
                               f"{_txt(step)} (L-ziggurat needs integer multiples)")
-        if is_zero(ratio, ("n",)):
-            continue
-        if head.hard != "average" and (values is None or values[a] != values[b]):
+        if head.hard != "average" and (values is None or values[a] != values[b]) and not is_zero(ratio, ("i", "n")):
             ties.append(ratio)
+    classes: list[int] = []
     for a in range(len(combos)):
-        if not any(is_zero(BinOp("-", offsets[a], offsets[b]), ("n",)) for b in classes):
+        if not any(is_zero(BinOp("-", offsets[a], offsets[b]), ("i", "n")) for b in classes):
             classes.append(a)
-    return HeadFact(layer, head, "ziggurat", step=step, classes=max(1, len(classes)), tie_gaps=tuple(ties),
+    pairs = tuple((a, b, apart_ends(BinOp("/", BinOp("-", offsets[classes[a]], offsets[classes[b]]), step),
+                                    head.visible, first))
+                  for a, b in itertools.combinations(range(len(classes)), 2))
+    return HeadFact(layer, head, "ziggurat", step=step, offsets=tuple(offsets[a] for a in classes),
+                    tie_gaps=tuple(ties), pairs=pairs,
+                    ties_apart=tuple(apart_ends(r, head.visible, first) for r in ties),
                     lemma="L-ziggurat (lattice of step |A(n)|, c positions a level; L-tiebreak)")
 
 
@@ -263,31 +321,65 @@ def _values_by_combo(head: Head, coords: dict, names: list[str], combos: list) -
 
 
 def _gap(layer: int, head: Head, coords: dict, queries: list, qconst: list) -> HeadFact:
+    """Average heads with query-dependent scores: a lower bound on every non-zero gap (L-gap)."""
     if head.hard != "average":
         raise Unsupported(f"head {head.name!r}: query-dependent scores under {head.hard}-hard attention "
                           "(tied maxima cannot be excluded)")
     qdims = {q for q, _, _ in head.score}
-    if all(q is not None and isinstance(q, Num) for q in qconst):
-        qdim, weights = None, [coef * q.value for (_, _, coef), q in zip(head.score, qconst)]
-    elif len(qdims) == 1:
-        qdim, weights = next(iter(qdims)), [coef for _, _, coef in head.score]
-        if coords[qdim].fin is None and coords[qdim].grid is None:
-            raise Unsupported(f"head {head.name!r}: no lower bound on non-zero values of query dim {qdim!r}")
+    constant = all(isinstance(q, Num) for q in qconst)
+    if constant:
+        weights = [coef * q.value for (_, _, coef), q in zip(head.score, qconst)]
+        query, nonzero = None, any(weights)
     else:
-        raise Unsupported(f"head {head.name!r}: scores mix several position-dependent query dims")
-    keyvals = [sorted(coords[k].fin) if coords[k].fin is not None else None for _, k, _ in head.score]
-    if any(v is None for v in keyvals):
-        raise Unsupported(f"head {head.name!r}: query-dependent score with a position-dependent key")
-    sums = set()
-    for combo in itertools.product(*keyvals):
-        sums.add(sum((w * v for w, v in zip(weights, combo)), Fraction(0)))
-        if len(sums) > MAX_FIN:
-            raise Unsupported(f"head {head.name!r}: too many key score values")
-    ordered = sorted(sums)
-    diffs = [b - a for a, b in zip(ordered, ordered[1:])]
-    return HeadFact(layer, head, "gap", delta_key=min(diffs) if diffs else Fraction(1),
-                    query_coord=None if qdim is None else coords[qdim],
-                    lemma="L-gap (rational gap bound: non-zero gaps ≥ min|w|·min ΔK)")
+        weights = [coef for _, _, coef in head.score]
+        query = coords[next(iter(qdims))] if len(qdims) == 1 else None
+        nonzero = query is not None and (query.offset != 0 or query.fin is not None and 0 not in query.fin)
+    keyed = _key_delta(head, coords, weights)
+    if keyed is not None and (constant or query is not None and (query.fin is not None or query.grid is not None)):
+        delta, same_values = keyed
+        return HeadFact(layer, head, "gap", delta_key=delta, query_coord=query, homogeneous=nonzero and same_values,
+                        lemma="L-gap (non-zero gaps ≥ min|w_i|·min ΔK)")
+    grid = _score_grid(head, coords)
+    if grid is None:
+        raise Unsupported(f"head {head.name!r}: no lower bound on its non-zero score gaps (a score input has no "
+                          "known grid, or a key's grid depends on the key position)")
+    return HeadFact(layer, head, "gap", score_grid=grid,
+                    lemma="L-gap (rational gap bound: every score in row i is a multiple of 1/G(i, n))")
+
+
+def _key_delta(head: Head, coords: dict, weights: list) -> tuple[Expr, bool] | None:
+    """(min non-zero |K(j) − K(j')|, whether equal K means equal values) for K(j) = Σ w_t·k_t(j):
+    keys with finite values, or keys affine in j (then K is injective and maxima are single keys)."""
+    keys = [coords[k] for _, k, _ in head.score]
+    if all(k.fin is not None for k in keys):
+        names = [k for _, k, _ in head.score]
+        combos = list(itertools.product(*(sorted(k.fin) for k in keys)))
+        if len(combos) > MAX_COMBOS:
+            return None
+        score = [sum((w * v for w, v in zip(weights, c)), Fraction(0)) for c in combos]
+        values = _values_by_combo(head, coords, names, combos)
+        same = values is not None and all(values[a] == values[b] for a, b in itertools.combinations(range(len(combos)), 2)
+                                          if score[a] == score[b])
+        ordered = sorted(set(score))
+        return Num(min((b - a for a, b in zip(ordered, ordered[1:])), default=Fraction(1))), same
+    slope: Expr = Num(Fraction(0))
+    for w, k in zip(weights, keys):
+        line = affine_in(k.pe, "i") if k.pe is not None else None
+        if line is None:
+            return None
+        slope = BinOp("+", slope, BinOp("*", Num(w), line[0]))
+    return slope, True
+
+
+def _score_grid(head: Head, coords: dict) -> Expr | None:
+    """G(i, n) with every score of row i in (1/G)·Z: the product of each term's denominators."""
+    grid: Expr = Num(Fraction(1))
+    for q, k, coef in head.score:
+        gq, gk = coords[q].grid, coords[k].grid
+        if gq is None or gk is None or "i" in variables_of(gk):
+            return None
+        grid = BinOp("*", grid, BinOp("*", Num(Fraction(coef.denominator)), BinOp("*", gq, gk)))
+    return grid
 
 
 def _txt(e: Expr) -> str:
@@ -305,8 +397,8 @@ def attention_coords(layer: AttentionLayer, coords: dict, first: int, facts: lis
             if fact.kind == "uniform" and val.fin is not None and len(val.fin) == 1:
                 contrib = Coord(fin=val.fin, grid=val.grid)  # the average of equal values
             elif fact.kind == "uniform" and not may_be_empty(fact.head.visible):
-                contrib = Coord(grid=_times(val.grid, visible_count(fact.head.visible, first)))
-            elif fact.head.hard != "average":
+                contrib = _mean(val, fact.head.visible, first)
+            elif fact.head.hard != "average" or fact.homogeneous:
                 contrib = val
             else:
                 contrib = Coord()
@@ -314,6 +406,17 @@ def attention_coords(layer: AttentionLayer, coords: dict, first: int, facts: lis
                 contrib = Coord(fin=contrib.fin | {Fraction(0)}, grid=contrib.grid)
             new[out] = _add(new[out], contrib)
     return new
+
+
+def _mean(val: Coord, visible: str, first: int) -> Coord:
+    """Uniform average over U_i: value·|U_i|·L ∈ Z, shifted by the BOS key's share when BOS is
+    always visible and its value alone is off the grid of the other keys (then the mean is ≠ 0)."""
+    count = visible_count(visible, first)
+    if first == 0 and visible in ("all", "j<=i") and val.rest is not None and val.at_bos is not None:
+        lcm_rest = _den_lcm(val.rest)
+        shift = val.at_bos * lcm_rest
+        return Coord(grid=BinOp("*", Num(Fraction(lcm_rest)), count), offset=shift - (shift.numerator // shift.denominator))
+    return Coord(grid=_times(val.grid, count))
 
 
 def ffn_fact(layer_index: int, layer: FFNLayer, coords: dict) -> FFNFact:

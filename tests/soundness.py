@@ -1,0 +1,43 @@
+"""Brute-force oracle for certificates: exact hard vs mpmath soft on many words."""
+from __future__ import annotations
+
+import itertools
+import random
+from fractions import Fraction
+
+import mpmath
+
+from certify.evaluate import hard_run, soft_run
+from certify.expr import parse_expr
+
+TOLERANCE = mpmath.mpf(10) ** -30
+
+
+def words_up_to(alphabet, n_min: int, n_max: int, budget: int, random_words: int, random_max: int, seed: int = 0):
+    for n in range(n_min, n_max + 1):
+        if len(alphabet) ** n > budget:
+            break
+        budget -= len(alphabet) ** n
+        yield from itertools.product(alphabet, repeat=n)
+    rng = random.Random(seed)
+    for _ in range(random_words):
+        yield tuple(rng.choice(alphabet) for _ in range(rng.randint(n_min, random_max)))
+
+
+def assert_certificate_holds(model, claim: dict, words) -> int:
+    """Every word: same decisions, and |soft − hard| ≤ the claimed error bound at every output."""
+    tau = parse_expr(claim["tau"], variables=("n",), allow_log=True)
+    bound = mpmath.mpf(Fraction(claim["error_bound"]).numerator) / Fraction(claim["error_bound"]).denominator
+    count = 0
+    for word in words:
+        n = len(word)
+        if not claim["n_min"] <= n <= (claim["n_max"] if claim["n_max"] != "inf" else n):
+            continue
+        hard = hard_run(model, word)
+        soft = soft_run(model, word, tau, dps=60)
+        assert hard.decisions == soft.decisions, (word, hard.outputs, soft.outputs, claim["tau"])
+        for h, s in zip(hard.outputs, soft.outputs):
+            exact = mpmath.mpf(h.numerator) / h.denominator
+            assert abs(s - exact) <= bound + TOLERANCE, (word, h, s, claim)
+        count += 1
+    return count
