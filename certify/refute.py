@@ -32,6 +32,7 @@ class RefuteConfig:
     # hotter τ at which a hard output sitting exactly on the threshold shows its leakage
     threshold_taus: tuple[str, ...] = ("1/(10*n)", "1/(100*n)")
     seed: int = 0
+    work: int = 100_000  # per τ tried: Σ over words of n·dims·layers + heads·n² (the evaluator's work)
 
 
 @dataclass(frozen=True)
@@ -68,8 +69,13 @@ def search_counterexample(model: Model, tau: Expr | None, n_min: int, n_max: int
     else:
         plan = [(parse_expr(t, ("n",)), False) for t in cfg.default_taus]
         plan += [(parse_expr(t, ("n",)), True) for t in cfg.threshold_taus]
+    heads, width = len(model.heads), len(model.dims) * len(model.layers)
     for t, on_threshold_only in plan:
+        spent = 0
         for word in candidate_words(model, n_min, n_hi, cfg):
+            spent += len(word) * width + heads * len(word) ** 2
+            if spent > cfg.work:
+                break
             cex = _compare(model, word, t, cfg, on_threshold_only)
             if cex is not None:
                 return cex

@@ -38,6 +38,7 @@ class BoxFailure(Exception):
     """A fact needed on this box could not be established (names the head/dim)."""
 
 
+@lru_cache(maxsize=65536)
 def q_ball(v: Fraction):
     return arb(fmpq(v.numerator, v.denominator))
 
@@ -235,24 +236,22 @@ def _min_nonzero(fact: HeadFact, env) -> object:
 
 
 def _ffn_err(layer, fact, rng: dict, err: dict) -> dict:
-    """Per output dim: max over joint hard inputs of the linear-part error plus crossing units."""
-    e_h = []
-    for u in layer.units:
-        e = ZERO
-        for d, c in u.inputs:
-            e += abs(q_ball(c)) * err[d]
-        e_h.append(e)
+    """Per output dim: max over joint hard inputs of the linear-part error plus crossing units.
+
+    A unit is off (ReLU = 0) when h + e ≤ 0, linear when h − e ≥ 0, crossing otherwise,
+    where h is its exact hard pre-activation and e ≥ its input error; linear units add
+    their slopes (which may cancel, as in L-round), crossing units add |c|·e."""
+    e_h = [sum((abs(q_ball(c)) * err[d] for d, c in u.inputs), ZERO) for u in layer.units]
     outs = sorted({d for u in layer.units for d, _ in u.outputs})
-    rows = [dict(zip(fact.dims, combo)) for combo in fact.combos] if fact.combos is not None else [None]
+    if fact.combos is None:
+        hs = [q_ball(u.bias) + sum((q_ball(c) * rng[d] for d, c in u.inputs), ZERO) for u in layer.units]
+        patterns = {tuple("off" if h + e <= 0 else "on" if h - e >= 0 else "cross" for h, e in zip(hs, e_h))}
+    else:
+        bound = [_upper_fraction(e) for e in e_h]
+        patterns = {tuple("off" if h + e <= 0 else "on" if h - e >= 0 else "cross" for h, e in zip(pre, bound))
+                    for pre in fact.pre}
     worst = {o: ZERO for o in outs}
-    for row in rows:
-        regimes = []
-        for u, e in zip(layer.units, e_h):
-            if row is None:
-                h = q_ball(u.bias) + sum((q_ball(c) * rng[d] for d, c in u.inputs), ZERO)
-            else:
-                h = q_ball(sum((c * row[d] for d, c in u.inputs), Fraction(0)) + u.bias)
-            regimes.append("off" if h + e <= 0 else "on" if h - e >= 0 else "cross")
+    for regimes in patterns:
         for o in outs:
             slope = {o: Fraction(1)}
             cross = ZERO
@@ -267,9 +266,12 @@ def _ffn_err(layer, fact, rng: dict, err: dict) -> dict:
                     slope[d] = slope.get(d, Fraction(0)) + co * c
             total = cross + sum((abs(q_ball(s)) * err[d] for d, s in slope.items() if s != 0), ZERO)
             worst[o] = worst[o].max(total)
-    new = dict(err)
-    new.update(worst)
-    return new
+    return {**err, **worst}
+
+
+def _upper_fraction(x) -> Fraction:
+    mantissa, exponent = x.upper().man_exp()
+    return Fraction(int(mantissa)) * Fraction(2) ** int(exponent)
 
 
 def _ffn_range(layer, rng: dict) -> dict:

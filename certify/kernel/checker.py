@@ -116,25 +116,18 @@ def _check_heads(cert: dict, st) -> int:
         if not isinstance(rec, dict):
             raise CheckFailure(item, "an object", rec)
         mine = head_record(fact)
+        exprs = {"step": fact.step, "delta_key": fact.delta_key, "score_grid": fact.score_grid}
+        for key, value in exprs.items():
+            if value is not None:
+                _same_expr(f"{item}.{key}", value, rec.get(key))
+                mine[key] = rec.get(key)
         if fact.kind == "ziggurat":
-            _same_expr(f"{item}.step", fact.step, rec.get("step"))
-            offsets = rec.get("tie_offsets")
-            if not isinstance(offsets, list):
-                raise CheckFailure(f"{item}.tie_offsets", "a list", offsets)
-            _expect(f"{item}.tie_offsets (count)", len(fact.tie_gaps), len(offsets))
-            for m, (r, text) in enumerate(zip(fact.tie_gaps, offsets)):
-                _same_expr(f"{item}.tie_offsets[{m}]", r, text)
             classes = rec.get("offsets")
-            if not isinstance(classes, list):
-                raise CheckFailure(f"{item}.offsets", "a list", classes)
-            _expect(f"{item}.offsets (count)", len(fact.offsets), len(classes))
+            if not isinstance(classes, list) or len(classes) != len(fact.offsets):
+                raise CheckFailure(f"{item}.offsets", f"a list of {len(fact.offsets)} expressions", classes)
             for m, (b, text) in enumerate(zip(fact.offsets, classes)):
                 _same_expr(f"{item}.offsets[{m}]", b, text)
-            mine = {**mine, "step": rec.get("step"), "tie_offsets": offsets, "offsets": classes}
-        for key, value in (("delta_key", fact.delta_key), ("score_grid", fact.score_grid)):
-            if fact.kind == "gap" and value is not None:
-                _same_expr(f"{item}.{key}", value, rec.get(key))
-                mine = {**mine, key: rec.get(key)}
+            mine["offsets"] = classes
         _expect(item, mine, rec)
     return len(facts)
 

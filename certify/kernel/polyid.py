@@ -10,6 +10,7 @@ by exact ``Fraction`` evaluation at finitely many points — no sympy, no floats
 from __future__ import annotations
 
 import itertools
+from functools import lru_cache
 from fractions import Fraction
 
 from ..errors import ExprError
@@ -215,10 +216,15 @@ def _reduce(p: Poly, q: Poly) -> tuple[Poly, Poly]:
     return tuple(c / lead for c in p), tuple(c / lead for c in q)
 
 
+@lru_cache(maxsize=65536)
+def _cached_form(e: Expr):
+    return rational_form(e, "n")
+
+
 def ball_of(e: Expr, n):
     """Ball value at n (a ball): through P/Q in lowest terms when rational, which avoids
     most interval dependency (n − (n − 1) is 1, not a wide ball)."""
-    r = rational_form(e, "n")
+    r = _cached_form(e)
     if r is None:
         from ..expr import eval_ball
 

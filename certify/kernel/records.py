@@ -23,14 +23,23 @@ def _exact(x: arb) -> Fraction:
     return Fraction(int(mantissa)) * (Fraction(2) ** int(exponent))
 
 
+TINY = arb(10) ** -300  # magnitudes below this are recorded as 1e-300 (upper) or 0 (lower)
+
+
 def upper(x: arb) -> str:
     """A decimal ≥ every point of the ball (the ball's upper end rounded up)."""
-    return _decimal(_exact(x.upper()), up=True)
+    end = x.upper()
+    if abs(end) < TINY:
+        return "1e-300" if end > 0 else "0"
+    return _decimal(_exact(end), up=True)
 
 
 def lower(x: arb) -> str:
     """A decimal ≤ every point of the ball."""
-    return _decimal(_exact(x.lower()), up=False)
+    end = x.lower()
+    if abs(end) < TINY:
+        return "0" if end >= 0 else "-1e-300"
+    return _decimal(_exact(end), up=False)
 
 
 def _decimal(v: Fraction, up: bool) -> str:
@@ -66,16 +75,12 @@ def _plain(v: Fraction) -> str:
     return sign + text
 
 
-def fraction_text(v: Fraction) -> str:
-    return str(v.numerator) if v.denominator == 1 else f"{v.numerator}/{v.denominator}"
-
-
 def head_record(fact: HeadFact, render=to_text) -> dict:
     """The certificate's entry for a head; ``render`` may rewrite expressions into equal readable ones."""
     record = {"layer": fact.layer, "head": fact.head.name, "kind": fact.kind, "lemma": fact.lemma}
     if fact.kind == "ziggurat":
         record.update({"step": render(fact.step), "offsets": [render(b) for b in fact.offsets],
-                       "tie_offsets": [render(r) for r in fact.tie_gaps]})
+                       "ties_excluded": len(fact.ties_apart)})
     if fact.kind == "gap":
         if fact.score_grid is not None:
             record.update({"score_grid": render(fact.score_grid)})

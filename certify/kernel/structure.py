@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from math import lcm
 
-from ..expr import BinOp, Expr, Num, Var, eval_exact, variables_of
+from ..expr import BinOp, Expr, Neg, Num, Pow, Var, eval_exact, to_text, variables_of
 from ..model import AttentionLayer, FFNLayer, Head, Model
 from .polyid import affine_in, integer_polynomial, is_zero, substitute
 
@@ -56,9 +56,8 @@ class HeadFact:
     kind: str  # uniform | ziggurat | gap
     step: Expr | None = None  # ziggurat: lattice step A(n) (sign unknown; |A| used)
     offsets: tuple[Expr, ...] = ()  # ziggurat: the distinct score offsets B (one per class of key values)
-    tie_gaps: tuple[Expr, ...] = ()  # ziggurat, unique-hard: offset ratios R(i, n) of keys with different values
     pairs: tuple = ()  # ziggurat: (class a, class b, apart_ends) for every pair of classes
-    ties_apart: tuple = ()  # ziggurat: apart_ends for each tie ratio: ties need |R| > key distance
+    ties_apart: tuple = ()  # ziggurat, unique-hard: for keys with different values, |R| > key distance
     delta_key: Expr | None = None  # gap: min non-zero difference of key scores K(j), an expression in n
     query_coord: Coord | None = None  # gap: what is known of the query factor w_i (None: w is constant)
     score_grid: Expr | None = None  # gap, generic: every score of row i is a multiple of 1/G(i, n)
@@ -71,6 +70,7 @@ class FFNFact:
     layer: int
     dims: tuple[str, ...]  # the coordinates the units read or write
     combos: tuple[tuple[Fraction, ...], ...] | None  # every joint hard value of ``dims``, if finite
+    pre: tuple = ()  # per combo: each unit's exact pre-activation
 
 
 @dataclass(frozen=True)
@@ -91,50 +91,20 @@ def _times(a: Expr | None, b: Expr | None) -> Expr | None:
 
 
 def grid_of(e: Expr) -> Expr | None:
-    """G with e·G integer-valued for integer i, n: rationals, +, −, ·, ^, and division by an integer polynomial."""
-    if isinstance(e, Num):
-        return Num(Fraction(e.value.denominator))
-    if isinstance(e, Var):
-        return Num(Fraction(1))
-    kind = type(e).__name__
-    if kind == "AltSign":
-        return Num(Fraction(1))
-    if kind == "Neg":
-        return grid_of(e.arg)
-    if kind == "Pow":
-        g = grid_of(e.base)
-        return None if g is None else _power(g, e.exponent)
-    if kind == "Log":
-        return None
-    left, right = grid_of(e.left), grid_of(e.right)
-    if e.op in "+-*":
-        return _times(left, right)
-    if not _integer_valued(e.right):
-        return None
-    return _times(left, e.right)
+    """G with e·G integer-valued for integer i, n: the product of the expression's denominators,
+    accepted only after ``integer_polynomial`` confirms it."""
+    def divisors(x: Expr) -> Expr:
+        if isinstance(x, Num):
+            return Num(Fraction(x.value.denominator))
+        if isinstance(x, BinOp):
+            both = BinOp("*", divisors(x.left), divisors(x.right))
+            return BinOp("*", both, x.right) if x.op == "/" else both
+        if isinstance(x, Pow):
+            return Pow(divisors(x.base), x.exponent)
+        return divisors(x.arg) if isinstance(x, Neg) else Num(Fraction(1))
 
-
-def _power(g: Expr, k: int) -> Expr:
-    out: Expr = Num(Fraction(1))
-    for _ in range(k):
-        out = BinOp("*", out, g)
-    return out
-
-
-def _integer_valued(e: Expr) -> bool:
-    """Syntactically integer-valued: integers, i, n, +, −, ·, non-negative powers."""
-    if isinstance(e, Num):
-        return e.value.denominator == 1
-    if isinstance(e, Var):
-        return True
-    kind = type(e).__name__
-    if kind in ("Neg",):
-        return _integer_valued(e.arg)
-    if kind == "Pow":
-        return _integer_valued(e.base)
-    if kind == "BinOp" and e.op in "+-*":
-        return _integer_valued(e.left) and _integer_valued(e.right)
-    return kind == "AltSign"
+    g = divisors(e)
+    return g if integer_polynomial(BinOp("*", e, g), ("i", "n")) else None
 
 
 def visible_count(visible: str, first: int) -> Expr:
@@ -297,7 +267,7 @@ def _ziggurat(layer: int, head: Head, coords: dict, qexact: list, first: int) ->
         ratio = BinOp("/", BinOp("-", offsets[a], offsets[b]), step)
         if not integer_polynomial(ratio, ("i", "n")):
             raise Unsupported(f"head {head.name!r}: score offsets are not on the lattice of step A(n) = "
-                              f"{_txt(step)} (L-ziggurat needs integer multiples)")
+                              f"{to_text(step)} (L-ziggurat needs integer multiples)")
         if head.hard != "average" and (values is None or values[a] != values[b]) and not is_zero(ratio, ("i", "n")):
             ties.append(ratio)
     classes: list[int] = []
@@ -308,7 +278,7 @@ def _ziggurat(layer: int, head: Head, coords: dict, qexact: list, first: int) ->
                                     head.visible, first))
                   for a, b in itertools.combinations(range(len(classes)), 2))
     return HeadFact(layer, head, "ziggurat", step=step, offsets=tuple(offsets[a] for a in classes),
-                    tie_gaps=tuple(ties), pairs=pairs,
+                    pairs=pairs,
                     ties_apart=tuple(apart_ends(r, head.visible, first) for r in ties),
                     lemma="L-ziggurat (lattice of step |A(n)|, c positions a level; L-tiebreak)")
 
@@ -382,12 +352,6 @@ def _score_grid(head: Head, coords: dict) -> Expr | None:
     return grid
 
 
-def _txt(e: Expr) -> str:
-    from ..expr import to_text
-
-    return to_text(e)
-
-
 def attention_coords(layer: AttentionLayer, coords: dict, first: int, facts: list) -> dict:
     new = dict(coords)
     for fact in facts:
@@ -429,7 +393,10 @@ def ffn_fact(layer_index: int, layer: FFNLayer, coords: dict) -> FFNFact:
             size *= len(s)
         if size <= MAX_COMBOS:
             combos = tuple(itertools.product(*(sorted(s) for s in sets)))
-    return FFNFact(layer_index, tuple(dims), combos)
+    pre = () if combos is None else tuple(
+        tuple(sum((c * dict(zip(dims, combo))[d] for d, c in u.inputs), Fraction(0)) + u.bias for u in layer.units)
+        for combo in combos)
+    return FFNFact(layer_index, tuple(dims), combos, pre)
 
 
 def ffn_coords(layer: FFNLayer, coords: dict, fact: FFNFact) -> dict:

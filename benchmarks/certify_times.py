@@ -1,0 +1,57 @@
+"""Wall time of `certify MODEL.json --nmax N` per shipped model (issue 6 benchmark; reported, not a test).
+
+Run:  python3 benchmarks/certify_times.py [--out benchmarks/certify_times.md]
+Each cell is the median of three runs of the certifier in this process (imports excluded),
+then the verdict.  Targets: nmax = 10^6 under 10 s per model on two cores; nmax = 10^12 at
+most twice nmax = 10^3.
+"""
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from certify.certifier import certify  # noqa: E402
+from certify.model import load_model  # noqa: E402
+
+NMAX = [("10^3", 10**3), ("10^6", 10**6), ("10^12", 10**12), ("inf", "inf")]
+
+
+def measure(path: Path, n_max, repeats: int = 3) -> tuple[float, str]:
+    model = load_model(path)
+    times, verdict = [], ""
+    for _ in range(repeats):
+        start = time.perf_counter()
+        verdict = certify(model, 1, n_max).verdict
+        times.append(time.perf_counter() - start)
+    return statistics.median(times), verdict
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--out", type=Path)
+    args = parser.parse_args()
+    rows = ["| model | " + " | ".join(f"nmax = {label}" for label, _ in NMAX) + " | 10^12 / 10^3 |",
+            "|---|" + "---|" * (len(NMAX) + 1)]
+    for path in sorted((ROOT / "models").rglob("*.json")):
+        cells, seconds = [], {}
+        for label, n_max in NMAX:
+            t, verdict = measure(path, n_max)
+            seconds[label] = t
+            cells.append(f"{t:.2f} s ({verdict})")
+        ratio = seconds["10^12"] / seconds["10^3"]
+        rows.append(f"| {path.relative_to(ROOT / 'models')} | " + " | ".join(cells) + f" | {ratio:.2f} |")
+        print(rows[-1], flush=True)
+    table = "\n".join(rows) + "\n"
+    if args.out:
+        args.out.write_text("# certify wall time per shipped model\n\nMeasured with "
+                            "`python3 benchmarks/certify_times.py`.\n\n" + table)
+
+
+if __name__ == "__main__":
+    main()
