@@ -85,16 +85,13 @@ def _head_shape(fact: HeadFact) -> Expr | None:
         return fact.step if _value_at(fact.step, 10**6) > 0 else BinOp("*", Num(Fraction(-1)), fact.step)
     if fact.kind != "gap":
         return None
-    if fact.score_grid is not None:
-        gamma: Expr = BinOp("/", Num(Fraction(1)), _positive(substitute(fact.score_grid, "i", n)))
-    else:
-        gamma = _positive(fact.delta_key)
-        q = fact.query_coord
-        if q is not None and q.fin is None:
-            gamma = BinOp("/", gamma, _positive(substitute(q.grid, "i", n)))
-        elif q is not None:
-            nz = [abs(v) for v in q.fin if v != 0]
-            gamma = BinOp("*", gamma, Num(min(nz) if nz else Fraction(1)))
+    gamma = _positive(fact.delta_key)
+    q = fact.query_coord
+    if q is not None and q.fin is None:
+        gamma = BinOp("/", gamma, _positive(substitute(q.grid, "i", n)))
+    elif q is not None:
+        nz = [abs(v) for v in q.fin if v != 0]
+        gamma = BinOp("*", gamma, Num(min(nz) if nz else Fraction(1)))
     return BinOp("/", gamma, Log(BinOp("+", n, Num(Fraction(2)))))
 
 

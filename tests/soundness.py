@@ -10,7 +10,7 @@ import mpmath
 from certify.evaluate import hard_run, soft_run
 from certify.expr import parse_expr
 
-TOLERANCE = mpmath.mpf(10) ** -30
+TOLERANCE = mpmath.mpf(10) ** -40
 
 
 def words_up_to(alphabet, n_min: int, n_max: int, budget: int, random_words: int, random_max: int, seed: int = 0):
@@ -36,8 +36,9 @@ def assert_certificate_holds(model, claim: dict, words) -> int:
         hard = hard_run(model, word)
         soft = soft_run(model, word, tau, dps=60)
         assert hard.decisions == soft.decisions, (word, hard.outputs, soft.outputs, claim["tau"])
-        for h, s in zip(hard.outputs, soft.outputs):
-            exact = mpmath.mpf(h.numerator) / h.denominator
-            assert abs(s - exact) <= bound + TOLERANCE, (word, h, s, claim)
+        with mpmath.workdps(60):
+            for h, s in zip(hard.outputs, soft.outputs):
+                exact = mpmath.mpf(h.numerator) / h.denominator
+                assert abs(s - exact) <= bound + TOLERANCE, (word, h, s, claim)
         count += 1
     return count

@@ -43,15 +43,10 @@ def q_ball(v: Fraction):
     return arb(fmpq(v.numerator, v.denominator))
 
 
-def box_ball(lo: int, hi: int):
-    return arb(fmpq(lo + hi, 2), fmpq(hi - lo, 2))
-
-
 @dataclass(frozen=True)
 class HeadBound:
     name: str
     leak: object  # upper bound on r (ball)
-    eta: object
     err: dict  # out dim -> added error
 
 
@@ -67,28 +62,20 @@ class BoxReport:
     ffn_inputs: tuple = ()  # (layer, {dim: error bound}) for each FFN layer, for second-opinion obligations
 
 
+def box_ball(lo: Fraction | int, hi: Fraction | int):
+    """The ball [lo, hi]."""
+    return q_ball(Fraction(lo)).union(q_ball(Fraction(hi)))
+
+
 @lru_cache(maxsize=4096)
 def _hull(values: frozenset) -> object:
-    return box_ball_q(min(values), max(values))
-
-
-def box_ball_q(lo: Fraction, hi: Fraction):
-    return arb(fmpq((lo + hi).numerator, (lo + hi).denominator) / 2,
-               fmpq((hi - lo).numerator, (hi - lo).denominator) / 2)
-
-
-def _spread(r) -> object:
-    return 2 * r.rad()
+    return box_ball(min(values), max(values))
 
 
 def analyse_box(model: Model, st: Structure, tau: Expr, lo: int, hi: int) -> BoxReport:
     """Error bounds of every layer on the box n ∈ [lo, hi]; raises :class:`BoxFailure`."""
-    old = ctx.prec
-    ctx.prec = PRECISION_BITS
-    try:
+    with ctx.workprec(PRECISION_BITS):
         return _analyse_box(model, st, tau, lo, hi)
-    finally:
-        ctx.prec = old
 
 
 def _analyse_box(model: Model, st: Structure, tau_expr: Expr, lo: int, hi: int) -> BoxReport:
@@ -119,16 +106,12 @@ def _analyse_box(model: Model, st: Structure, tau_expr: Expr, lo: int, hi: int) 
             ffn_inputs.append((k, {d: err[d] for d in facts.dims}))
             err = _ffn_err(layer, facts, rng, err)
             rng = _ffn_range(layer, rng)
-        rng = {d: _range(coords_after[d], env) if _known(coords_after[d]) else rng[d] for d in model.dims}
+        rng = {d: _range(c, env) if c.fin is not None or c.pe is not None else rng[d] for d, c in coords_after.items()}
     o = model.output.dim
     margin = _margin(st.coords[-1][o], rng[o], model.output.threshold)
     e = err[o]
     ok = bool(e.is_zero() or e < margin)
     return BoxReport(lo, hi, tau, tuple(head_bounds), e, margin, ok, tuple(ffn_inputs))
-
-
-def _known(c) -> bool:
-    return c.fin is not None or c.pe is not None
 
 
 def _range(c, env) -> object:
@@ -181,7 +164,7 @@ def _head(fact: HeadFact, rng: dict, err: dict, tau, n, env, first: int, hi: int
     added = {}
     for o, v, c in head.value:
         nu = abs(q_ball(c)) * err[v]
-        spread = abs(q_ball(c)) * _spread(rng[v])
+        spread = abs(q_ball(c)) * 2 * rng[v].rad()
         if eta.is_zero():
             e = nu + lam * spread
         elif fact.kind == "uniform":
@@ -189,7 +172,7 @@ def _head(fact: HeadFact, rng: dict, err: dict, tau, n, env, first: int, hi: int
         else:
             e = nu + spread * (eta / tau + 2 * lam)
         added[o] = added[o] + e if o in added else e
-    return HeadBound(head.name, leak, eta, added)
+    return HeadBound(head.name, leak, added)
 
 
 def _apart(ends, n) -> bool:
@@ -208,12 +191,7 @@ def _level_size(fact: HeadFact, n) -> int:
 
 
 def _gamma(fact: HeadFact, rng: dict, env) -> object:
-    """Smallest non-zero gap: 1/max|G| for a score grid, else min|w_i| · min ΔK."""
-    if fact.score_grid is not None:
-        bound = eval_ball(fact.score_grid, env).abs_upper()
-        if not bound > 0:
-            raise BoxFailure(f"head {fact.head.name!r}: score grid not certainly non-zero")
-        return 1 / bound
+    """Smallest non-zero gap: min|w_i| · min ΔK (rational gap bound, theory.md §4)."""
     delta = abs(ball_of(fact.delta_key, env["n"]))
     if not delta > 0:
         raise BoxFailure(f"head {fact.head.name!r}: key score step not certainly non-zero")
@@ -247,7 +225,7 @@ def _ffn_err(layer, fact, rng: dict, err: dict) -> dict:
         hs = [q_ball(u.bias) + sum((q_ball(c) * rng[d] for d, c in u.inputs), ZERO) for u in layer.units]
         patterns = {tuple("off" if h + e <= 0 else "on" if h - e >= 0 else "cross" for h, e in zip(hs, e_h))}
     else:
-        bound = [_upper_fraction(e) for e in e_h]
+        bound = [exact_fraction(e.upper()) for e in e_h]
         patterns = {tuple("off" if h + e <= 0 else "on" if h - e >= 0 else "cross" for h, e in zip(pre, bound))
                     for pre in fact.pre}
     worst = {o: ZERO for o in outs}
@@ -269,8 +247,9 @@ def _ffn_err(layer, fact, rng: dict, err: dict) -> dict:
     return {**err, **worst}
 
 
-def _upper_fraction(x) -> Fraction:
-    mantissa, exponent = x.upper().man_exp()
+def exact_fraction(x) -> Fraction:
+    """The exact value of an exact ball (a ball's endpoint)."""
+    mantissa, exponent = x.man_exp()
     return Fraction(int(mantissa)) * Fraction(2) ** int(exponent)
 
 

@@ -105,7 +105,7 @@ def integer_polynomial(e: Expr, names: tuple[str, ...] = ("n",)) -> bool:
 def affine_in(e: Expr, var: str) -> tuple[Expr, Expr] | None:
     """Write ``e`` as ``slope*var + offset`` with slope, offset free of ``var``; None if not affine."""
     d = degrees(e, var)
-    if d is None or "i" in _altsign_vars(e):
+    if d is None:  # not a rational function (log or (-1)^i inside)
         return None
     at0 = substitute(e, var, Num(Fraction(0)))
     at1 = substitute(e, var, Num(Fraction(1)))
@@ -115,18 +115,6 @@ def affine_in(e: Expr, var: str) -> tuple[Expr, Expr] | None:
     if not is_zero(BinOp("-", e, line), (var,) + others):
         return None
     return slope, at0
-
-
-def _altsign_vars(e: Expr) -> set[str]:
-    if isinstance(e, AltSign):
-        return {e.var}
-    if isinstance(e, BinOp):
-        return _altsign_vars(e.left) | _altsign_vars(e.right)
-    if isinstance(e, (Neg, Log)):
-        return _altsign_vars(e.arg)
-    if isinstance(e, Pow):
-        return _altsign_vars(e.base)
-    return set()
 
 
 # ---------------------------------------------------------------- rational functions of n

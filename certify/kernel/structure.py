@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from math import lcm
 
-from ..expr import BinOp, Expr, Neg, Num, Pow, Var, eval_exact, to_text, variables_of
+from ..expr import BinOp, Expr, Num, Var, eval_exact, to_text, variables_of
 from ..model import AttentionLayer, FFNLayer, Head, Model
 from .polyid import affine_in, integer_polynomial, is_zero, substitute
 
@@ -60,7 +60,6 @@ class HeadFact:
     ties_apart: tuple = ()  # ziggurat, unique-hard: for keys with different values, |R| > key distance
     delta_key: Expr | None = None  # gap: min non-zero difference of key scores K(j), an expression in n
     query_coord: Coord | None = None  # gap: what is known of the query factor w_i (None: w is constant)
-    score_grid: Expr | None = None  # gap, generic: every score of row i is a multiple of 1/G(i, n)
     homogeneous: bool = False  # gap: the maxima always carry one value (so the hard output is a key's value)
     lemma: str = ""
 
@@ -88,23 +87,6 @@ def _times(a: Expr | None, b: Expr | None) -> Expr | None:
     if a is None or b is None:
         return None
     return BinOp("*", a, b)
-
-
-def grid_of(e: Expr) -> Expr | None:
-    """G with e·G integer-valued for integer i, n: the product of the expression's denominators,
-    accepted only after ``integer_polynomial`` confirms it."""
-    def divisors(x: Expr) -> Expr:
-        if isinstance(x, Num):
-            return Num(Fraction(x.value.denominator))
-        if isinstance(x, BinOp):
-            both = BinOp("*", divisors(x.left), divisors(x.right))
-            return BinOp("*", both, x.right) if x.op == "/" else both
-        if isinstance(x, Pow):
-            return Pow(divisors(x.base), x.exponent)
-        return divisors(x.arg) if isinstance(x, Neg) else Num(Fraction(1))
-
-    g = divisors(e)
-    return g if integer_polynomial(BinOp("*", e, g), ("i", "n")) else None
 
 
 def visible_count(visible: str, first: int) -> Expr:
@@ -144,9 +126,9 @@ def embed_coords(model: Model) -> dict:
             const = eval_exact(pe[d], {})
             out[d] = _finite([t + const for t in word], None if at_bos is None else at_bos + const)
         elif tokens == {Fraction(0)}:
-            out[d] = Coord(pe=pe[d], grid=grid_of(pe[d]))
+            out[d] = Coord(pe=pe[d])
         else:
-            out[d] = Coord(grid=_times(Num(Fraction(_den_lcm(tokens))), grid_of(pe[d])))
+            out[d] = Coord()
     return out
 
 
@@ -309,12 +291,8 @@ def _gap(layer: int, head: Head, coords: dict, queries: list, qconst: list) -> H
         delta, same_values = keyed
         return HeadFact(layer, head, "gap", delta_key=delta, query_coord=query, homogeneous=nonzero and same_values,
                         lemma="L-gap (non-zero gaps ≥ min|w_i|·min ΔK)")
-    grid = _score_grid(head, coords)
-    if grid is None:
-        raise Unsupported(f"head {head.name!r}: no lower bound on its non-zero score gaps (a score input has no "
-                          "known grid, or a key's grid depends on the key position)")
-    return HeadFact(layer, head, "gap", score_grid=grid,
-                    lemma="L-gap (rational gap bound: every score in row i is a multiple of 1/G(i, n))")
+    raise Unsupported(f"head {head.name!r}: no lower bound on its non-zero score gaps (needs one query factor "
+                      "with a known grid and keys that are finite-valued or affine in the position)")
 
 
 def _key_delta(head: Head, coords: dict, weights: list) -> tuple[Expr, bool] | None:
@@ -339,17 +317,6 @@ def _key_delta(head: Head, coords: dict, weights: list) -> tuple[Expr, bool] | N
             return None
         slope = BinOp("+", slope, BinOp("*", Num(w), line[0]))
     return slope, True
-
-
-def _score_grid(head: Head, coords: dict) -> Expr | None:
-    """G(i, n) with every score of row i in (1/G)·Z: the product of each term's denominators."""
-    grid: Expr = Num(Fraction(1))
-    for q, k, coef in head.score:
-        gq, gk = coords[q].grid, coords[k].grid
-        if gq is None or gk is None or "i" in variables_of(gk):
-            return None
-        grid = BinOp("*", grid, BinOp("*", Num(Fraction(coef.denominator)), BinOp("*", gq, gk)))
-    return grid
 
 
 def attention_coords(layer: AttentionLayer, coords: dict, first: int, facts: list) -> dict:
