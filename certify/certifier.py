@@ -19,8 +19,7 @@ from . import __version__
 from .cover import CoverConfig, cover, split
 from .expr import BinOp, Expr, Log, Num, Var, parse_expr, to_text
 from .kernel.bounds import BoxFailure, BoxReport, analyse_box
-from .kernel.checker import FINAL_STATEMENT
-from .kernel.records import box_record, head_record, lower, structural_margin, upper
+from .kernel.records import box_record, ffn_record, head_record, kernel_obligations, lower, structural_margin, upper
 from .kernel.polyid import substitute
 from .kernel.structure import HeadFact, Structure, Unsupported, analyse
 from .second_opinion import rounding_obligations
@@ -111,6 +110,8 @@ def _value_at(e: Expr, n: int) -> float:
 
 
 def _scaled(kappa: Fraction, shape: Expr) -> Expr:
+    if isinstance(shape, BinOp) and shape.op == "/" and isinstance(shape.right, Log):
+        return BinOp("/", readable(BinOp("*", Num(kappa), shape.left)), shape.right)
     return readable(BinOp("*", Num(kappa), shape))
 
 
@@ -229,8 +230,7 @@ def build_certificate(model: Model, st: Structure, tau: Expr, n_min: int, n_max:
     error = "0" if all(r.err.is_zero() for r in reports) else upper(max(reports, key=lambda r: _upper_value(r.err)).err)
     heads = [head_record(f, lambda e: to_text(readable(e))) for facts in st.facts if isinstance(facts, tuple)
              for f in facts]
-    ffns = [{"layer": f.layer, "dims": list(f.dims), "joint_inputs": None if f.combos is None else len(f.combos)}
-            for f in st.facts if not isinstance(f, tuple)]
+    ffns = [ffn_record(f) for f in st.facts if not isinstance(f, tuple)]
     return {
         "format": FORMAT,
         "model_sha256": model.sha256,
@@ -245,7 +245,7 @@ def build_certificate(model: Model, st: Structure, tau: Expr, n_min: int, n_max:
         },
         "analysis": {"heads": heads, "ffns": ffns},
         "boxes": [box_record(r) for r in reports],
-        "obligations": _obligations(heads, len(reports)) + rounding_obligations(model, st, reports),
+        "obligations": kernel_obligations(st, len(reports)) + rounding_obligations(model, st, reports),
         "tools": _tools(),
     }
 
@@ -256,17 +256,6 @@ def _upper_value(x) -> Fraction:
 
 def _lower_value(x) -> Fraction:
     return Fraction(lower(x))
-
-
-def _obligations(heads: list[dict], boxes: int) -> list[dict]:
-    items = [{"id": f"head:{h['head']}", "kind": "exact", "statement": f"{h['kind']} score structure",
-              "lemma": h["lemma"], "evidence": "kernel: exact rational identities at grid points"} for h in heads]
-    items.append({"id": "cover", "kind": "exact", "statement": "boxes are contiguous integer intervals covering "
-                  "[n_min, n_max]", "evidence": "kernel: endpoint arithmetic"})
-    items.append({"id": "final", "kind": "ball", "statement": FINAL_STATEMENT, "relation": "<",
-                  "evidence": f"kernel: python-flint balls on {boxes} boxes" if boxes else
-                  "kernel: every head is uniform, so every error is exactly 0 for every n"})
-    return items
 
 
 def _tools() -> dict:

@@ -78,10 +78,19 @@ def rounding_obligations(model: Model, st: Structure, reports: list) -> list[dic
     return items
 
 
-def recheck_smt_obligations(cert: dict) -> list[str]:
-    """Re-run every second-opinion obligation in z3 and cvc5; both must say unsat."""
+def recheck_smt_obligations(cert: dict, model: Model | None = None, checked=None) -> list[str]:
+    """Re-run every second-opinion obligation in z3 and cvc5; both must say unsat.
+
+    With the model and the kernel's check result, the recorded obligations must also be
+    exactly the ones this module derives from the kernel's bounds (none dropped or edited)."""
     from proofs.smt import SolverDisagreement, second_opinion
 
+    if model is not None and checked is not None:
+        recorded = [o for o in cert.get("obligations", []) if isinstance(o, dict) and o.get("kind") == "second opinion"]
+        expected = rounding_obligations(model, checked.structure, list(checked.reports))
+        if recorded != expected:
+            raise CheckFailure("obligations (second opinion)", [o["id"] for o in expected],
+                               [o.get("id") for o in recorded])
     done = []
     for k, item in enumerate(cert.get("obligations", [])):
         if not isinstance(item, dict) or item.get("kind") != "second opinion":

@@ -83,6 +83,19 @@ def test_ziggurat_schedule_is_theta_one_over_n():
     assert len(values) == 1 and values.pop() > 0
 
 
+def test_boolean_scores_with_equal_tied_values_need_only_log_n():
+    """exists-b: Boolean scores, gap 1, tied maxima with equal values ⇒ τ(n) = κ/log(n + 2), so 1/τ = O(log n)."""
+    model = load_model(ROOT / "models" / "exists-b.json")
+    claim = certify(model, 1, 10**12).certificate["claim"]
+    tau = parse_expr(claim["tau"], variables=("n",), allow_log=True)
+    from flint import arb
+
+    from certify.expr import eval_ball
+
+    products = [eval_ball(tau, {"n": arb(n)}) * arb(n + 2).log() for n in (1, 10**3, 10**9)]
+    assert all(abs(p - products[0]) < arb(10) ** -12 for p in products) and products[0] > 0
+
+
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.large_base_example])
 @given(data=st.data())
 def test_random_models_certified_claims_hold(data):

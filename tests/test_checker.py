@@ -26,8 +26,7 @@ def since():
 
 def rejected(cert: dict, model) -> bool:
     try:
-        check(cert, model)
-        recheck_smt_obligations(cert)
+        recheck_smt_obligations(cert, model, check(cert, model))
     except CheckFailure:
         return True
     return False
@@ -89,6 +88,8 @@ def _mutations(cert: dict):
         statement="error(n) <= margin(n) on every box")
     yield "final obligation dropped", lambda c: c.update(
         obligations=[o for o in c["obligations"] if o["id"] != "final"])
+    yield "second opinion dropped", lambda c: c.update(
+        obligations=[o for o in c["obligations"] if o["kind"] != "second opinion"])
     yield "smt2 weakened", lambda c: next(o for o in c["obligations"] if o["kind"] == "second opinion").update(
         smt2="(set-logic QF_LRA)\n(declare-const x Real)\n(assert (> x 0.0))\n(check-sat)\n")
 
@@ -137,3 +138,35 @@ def test_cli_check_valid_and_invalid(tmp_path, since):
                          capture_output=True, text=True)
     assert run.returncode == 1
     assert run.stdout.startswith("invalid: ") and "n_max" in run.stdout
+
+
+def _paths(node, prefix=()):
+    if isinstance(node, dict):
+        for key, value in node.items():
+            yield prefix + (key,)
+            yield from _paths(value, prefix + (key,))
+    elif isinstance(node, list):
+        for k, value in enumerate(node[:3]):
+            yield prefix + (k,)
+            yield from _paths(value, prefix + (k,))
+
+
+def test_deleting_or_retyping_any_item_is_a_check_failure_not_a_crash(since):
+    """Every structural corruption is reported as a failing item (exit 1), never as a traceback."""
+    model, cert = since
+    for path in _paths(cert):
+        if path[0] in ("tools",) or (path[0] == "obligations" and path[-1] not in ("id", "relation", "statement")):
+            continue
+        for replacement in (None, "x", [], {}):
+            bad = copy.deepcopy(cert)
+            target = bad
+            for key in path[:-1]:
+                target = target[key]
+            if replacement is None:
+                del target[path[-1]]
+            else:
+                if target[path[-1]] == replacement:
+                    continue
+                target[path[-1]] = replacement
+            with pytest.raises(CheckFailure):
+                check(bad, model)

@@ -28,7 +28,7 @@ def main(args) -> int:
         raise UserError(f"{args.certificate}: invalid JSON: {exc}") from None
     try:
         result = check(cert, model)
-        opinions = recheck_smt_obligations(cert)
+        opinions = recheck_smt_obligations(cert, model, result)
     except CheckFailure as exc:
         if args.json:
             print(json.dumps({"valid": False, "item": exc.item, "expected": str(exc.expected),

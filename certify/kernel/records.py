@@ -17,6 +17,7 @@ from .bounds import BoxReport, exact_fraction
 from .structure import HeadFact
 
 DIGITS = 12
+FINAL_STATEMENT = "error(n) < margin(n), or error(n) = 0, on every box"
 TINY = arb(10) ** -300  # magnitudes below this are recorded as 1e-300 (upper) or 0 (lower)
 
 
@@ -54,6 +55,10 @@ def head_record(fact: HeadFact, render=to_text) -> dict:
     return record
 
 
+def ffn_record(fact) -> dict:
+    return {"layer": fact.layer, "dims": list(fact.dims), "joint_inputs": None if fact.combos is None else len(fact.combos)}
+
+
 def box_record(report: BoxReport) -> dict:
     return {
         "n": [report.lo, report.hi],
@@ -71,3 +76,16 @@ def structural_margin(model, st) -> str:
     if coord.fin is None:
         return "0"
     return _decimal(min(abs(v - model.output.threshold) for v in coord.fin), up=False)
+
+
+def kernel_obligations(st, boxes: int) -> list[dict]:
+    """The obligations the kernel itself discharges (the checker recomputes this list exactly)."""
+    items = [{"id": f"head:{f.head.name}", "kind": "exact", "statement": f"{f.kind} score structure",
+              "lemma": f.lemma, "evidence": "kernel: exact rational identities at grid points"}
+             for layer in st.facts if isinstance(layer, tuple) for f in layer]
+    items.append({"id": "cover", "kind": "exact", "statement": "boxes are contiguous integer intervals covering "
+                  "[n_min, n_max]", "evidence": "kernel: endpoint arithmetic"})
+    items.append({"id": "final", "kind": "ball", "statement": FINAL_STATEMENT, "relation": "<",
+                  "evidence": f"kernel: python-flint balls on {boxes} boxes" if boxes else
+                  "kernel: every head is uniform, so every error is exactly 0 for every n"})
+    return items
