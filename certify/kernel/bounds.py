@@ -25,7 +25,7 @@ from functools import lru_cache
 
 from flint import arb, ctx, fmpq
 
-from ..expr import Expr, eval_ball
+from ..expr import BinOp, Expr, eval_ball
 from ..model import AttentionLayer, Model
 from .polyid import ball_of
 from .structure import HeadFact, Structure
@@ -95,7 +95,7 @@ def _analyse_box(model: Model, st: Structure, tau_expr: Expr, lo: int, hi: int) 
         if isinstance(layer, AttentionLayer):
             new_rng, new_err = dict(rng), dict(err)
             for fact in facts:
-                hb = _head(fact, rng, err, tau, n, env, st.first, hi)
+                hb = _head(fact, rng, err, (tau, tau_expr), n, env, st.first, hi)
                 head_bounds.append(hb)
                 for o, e in hb.err.items():
                     new_err[o] = new_err[o] + e
@@ -138,8 +138,9 @@ def _contrib(fact: HeadFact, rng: dict) -> dict:
     return {o: r.union(ZERO) for o, r in out.items()}  # hull of the values, and 0 for an empty row
 
 
-def _head(fact: HeadFact, rng: dict, err: dict, tau, n, env, first: int, hi: int) -> HeadBound:
+def _head(fact: HeadFact, rng: dict, err: dict, taus, n, env, first: int, hi: int) -> HeadBound:
     head = fact.head
+    tau, tau_expr = taus
     eta = ZERO
     for q, k, c in head.score:
         if not (err[q].is_zero() and err[k].is_zero()):
@@ -154,7 +155,7 @@ def _head(fact: HeadFact, rng: dict, err: dict, tau, n, env, first: int, hi: int
             if not _apart(ends, n):
                 raise BoxFailure(f"head {head.name!r}: tied maxima with different values are not excluded "
                                  f"for n in [{n.lower()}, {n.upper()}]")
-        q = (-step / tau).exp()
+        q = (-abs(ball_of(BinOp("/", fact.step, tau_expr), n))).exp()  # step/τ in lowest terms: no box loss
         if not q < 1:
             raise BoxFailure(f"head {head.name!r}: e^(-step/τ) not certainly below 1")
         leak = _level_size(fact, n) * q / (1 - q)
