@@ -108,3 +108,11 @@ def test_random_models_certified_claims_hold(data):
     claim = outcome.certificate["claim"]
     words = words_up_to(model.alphabet, 1, 4, budget=120, random_words=4, random_max=6, seed=1)
     assert_certificate_holds(model, claim, words)
+
+
+@pytest.mark.parametrize("path", [p for p in SHIPPED if p.stem not in NOT_PROVED], ids=lambda p: p.stem)
+def test_shipped_model_certifies_up_to_10_to_the_12(path):
+    model = load_model(path)
+    outcome = certify(model, 1, 10**12)
+    assert outcome.verdict == "certified", outcome.reason
+    assert outcome.certificate["boxes"][-1]["n"][1] == 10**12

@@ -226,7 +226,7 @@ def _ffn_err(layer, fact, rng: dict, err: dict) -> dict:
         hs = [q_ball(u.bias) + sum((q_ball(c) * rng[d] for d, c in u.inputs), ZERO) for u in layer.units]
         patterns = {tuple("off" if h + e <= 0 else "on" if h - e >= 0 else "cross" for h, e in zip(hs, e_h))}
     else:
-        bound = [exact_fraction(e.upper()) for e in e_h]
+        bound = [_fraction_above(e) for e in e_h]
         patterns = {tuple("off" if h + e <= 0 else "on" if h - e >= 0 else "cross" for h, e in zip(pre, bound))
                     for pre in fact.pre}
     worst = {o: ZERO for o in outs}
@@ -246,6 +246,15 @@ def _ffn_err(layer, fact, rng: dict, err: dict) -> dict:
             total = cross + sum((abs(q_ball(s)) * err[d] for d, s in slope.items() if s != 0), ZERO)
             worst[o] = worst[o].max(total)
     return {**err, **worst}
+
+
+def _fraction_above(x) -> Fraction:
+    """A rational ≥ every point of the ball; 2^-1000 for anything smaller (keeps Fractions small)."""
+    return FLOOR if x.upper() < FLOOR_BALL else exact_fraction(x.upper())
+
+
+FLOOR = Fraction(1, 2**1000)
+FLOOR_BALL = arb(2) ** -1000
 
 
 def exact_fraction(x) -> Fraction:
