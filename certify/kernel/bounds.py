@@ -25,9 +25,9 @@ from functools import lru_cache
 
 from flint import arb, ctx, fmpq
 
-from ..expr import BinOp, Expr, eval_ball
+from ..expr import BinOp, Expr, Log, Num, eval_ball
 from ..model import AttentionLayer, Model
-from .polyid import ball_of
+from .polyid import ball_of, degrees
 from .structure import HeadFact, Structure
 
 PRECISION_BITS = 128
@@ -155,12 +155,12 @@ def _head(fact: HeadFact, rng: dict, err: dict, taus, n, env, first: int, hi: in
             if not _apart(ends, n):
                 raise BoxFailure(f"head {head.name!r}: tied maxima with different values are not excluded "
                                  f"for n in [{n.lower()}, {n.upper()}]")
-        q = (-abs(ball_of(BinOp("/", fact.step, tau_expr), n))).exp()  # step/τ in lowest terms: no box loss
+        q = (-abs(_over_tau(fact.step, tau_expr, n))).exp()
         if not q < 1:
             raise BoxFailure(f"head {head.name!r}: e^(-step/τ) not certainly below 1")
         leak = _level_size(fact, n) * q / (1 - q)
     else:
-        leak = (hi + 1 - first) * (-_gamma(fact, rng, env) / tau).exp()
+        leak = (hi + 1 - first) * (-_gap_over_tau(fact, env, tau, tau_expr)).exp()
     lam = leak if leak < 1 else arb(1)
     added = {}
     for o, v, c in head.value:
@@ -191,27 +191,42 @@ def _level_size(fact: HeadFact, n) -> int:
     return 1 + max(degree, default=0)
 
 
-def _gamma(fact: HeadFact, rng: dict, env) -> object:
-    """Smallest non-zero gap: min|w_i| · min ΔK (rational gap bound, theory.md §4)."""
-    delta = abs(ball_of(fact.delta_key, env["n"]))
-    if not delta > 0:
+def _split_log(e: Expr):
+    """(R, X, p) with e = R·(log X)^p, R rational in n, p ∈ Z; None for other shapes."""
+    if isinstance(e, Log):
+        return Num(Fraction(1)), e.arg, 1
+    if isinstance(e, BinOp) and e.op in "*/":
+        a, b = _split_log(e.left), _split_log(e.right)
+        if a is None or b is None or a[2] and b[2] and a[1] != b[1]:
+            return None
+        return BinOp(e.op, a[0], b[0]), a[1] if a[2] else b[1], a[2] + (b[2] if e.op == "*" else -b[2])
+    return (e, None, 0) if degrees(e, "n") is not None else None
+
+
+def _over_tau(num: Expr, tau_expr: Expr, n):
+    """num(n)/τ(n) as tightly as balls allow: for τ = R·(log X)^p as (num/R)·(log X)^−p with num/R in
+    lowest terms, so a wide box of n loses nothing to n/n-style dependency."""
+    split = _split_log(tau_expr)
+    if split is None:
+        return ball_of(BinOp("/", num, tau_expr), n)
+    r, x, p = split
+    return ball_of(BinOp("/", num, r), n) * (ball_of(x, n).log() ** -p if p else 1)
+
+
+def _gap_over_tau(fact: HeadFact, env, tau, tau_expr: Expr) -> object:
+    """γ/τ for the smallest non-zero gap γ = min|w_i| · min ΔK (rational gap bound, theory.md §4);
+    an affine query grid G is largest in |·| at the end rows, so min|w| ≥ o/max(|G(first)|, |G(n)|)."""
+    n, c = env["n"], fact.query_coord
+    if not abs(ball_of(fact.delta_key, n)) > 0:
         raise BoxFailure(f"head {fact.head.name!r}: key score step not certainly non-zero")
-    if fact.query_coord is None:
-        return delta
-    return _min_nonzero(fact, env) * delta
-
-
-def _min_nonzero(fact: HeadFact, env) -> object:
-    """Least non-zero |w_i|: from a finite set, else 1/max|G| (or min(o, 1−o)/max|G| with offset o)."""
-    c = fact.query_coord
-    if c.fin is not None:
-        nz = [abs(v) for v in c.fin if v != 0]
-        return q_ball(min(nz)) if nz else arb(1)
-    g = eval_ball(c.grid, env)
-    bound = g.abs_upper()
-    if not bound > 0:
-        raise BoxFailure(f"head {fact.head.name!r}: grid of the query dim is not certainly non-zero")
-    return q_ball(min(c.offset, 1 - c.offset) if c.offset else Fraction(1)) / bound
+    if c is None or c.fin is not None:
+        least = min((abs(v) for v in c.fin if v != 0), default=Fraction(1)) if c is not None else Fraction(1)
+        return abs(_over_tau(BinOp("*", Num(least), fact.delta_key), tau_expr, n))
+    share = Num(min(c.offset, 1 - c.offset) if c.offset else Fraction(1))
+    ratios = [abs(_over_tau(BinOp("/", BinOp("*", share, fact.delta_key), g), tau_expr, n)) for g in fact.grid_ends]
+    if len(ratios) != 2 or not all(r.is_finite() for r in ratios):
+        raise BoxFailure(f"head {fact.head.name!r}: the query grid is not affine in i or not certainly non-zero")
+    return ratios[0].min(ratios[1])
 
 
 def _ffn_err(layer, fact, rng: dict, err: dict) -> dict:

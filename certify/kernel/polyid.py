@@ -129,12 +129,7 @@ def _trim(p: list) -> Poly:
 
 
 def _padd(a: Poly, b: Poly, sign: int = 1) -> Poly:
-    out = [Fraction(0)] * max(len(a), len(b))
-    for k, c in enumerate(a):
-        out[k] += c
-    for k, c in enumerate(b):
-        out[k] += sign * c
-    return _trim(out)
+    return _trim([x + sign * y for x, y in itertools.zip_longest(a, b, fillvalue=Fraction(0))])
 
 
 def _pmul(a: Poly, b: Poly) -> Poly:
@@ -177,12 +172,10 @@ def rational_form(e: Expr, var: str = "n") -> tuple[Poly, Poly] | None:
         return None if r is None else (tuple(-c for c in r[0]), r[1])
     if isinstance(e, Pow):
         r = rational_form(e.base, var)
-        if r is None:
-            return None
         p, q = (Fraction(1),), (Fraction(1),)
-        for _ in range(e.exponent):
+        for _ in range(e.exponent if r is not None else 0):
             p, q = _pmul(p, r[0]), _pmul(q, r[1])
-        return _reduce(p, q)
+        return None if r is None else _reduce(p, q)
     a, b = rational_form(e.left, var), rational_form(e.right, var)
     if a is None or b is None:
         return None

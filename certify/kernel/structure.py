@@ -61,6 +61,7 @@ class HeadFact:
     delta_key: Expr | None = None  # gap: min non-zero difference of key scores K(j), an expression in n
     query_coord: Coord | None = None  # gap: what is known of the query factor w_i (None: w is constant)
     homogeneous: bool = False  # gap: the maxima always carry one value (so the hard output is a key's value)
+    grid_ends: tuple = ()  # gap: the query grid at rows i = first and i = n when it is affine in i
     lemma: str = ""
 
 
@@ -195,7 +196,7 @@ def classify_head(layer: int, head: Head, coords: dict, first: int) -> HeadFact:
     qexact = [_exact(q) for q in queries]
     if all(q is not None for q in qexact) and any(k.fin is None for k in keys):
         return _ziggurat(layer, head, coords, qexact, first)
-    return _gap(layer, head, coords, queries, [_row_constant(q) for q in queries])
+    return _gap(layer, head, coords, queries, [_row_constant(q) for q in queries], first)
 
 
 def key_distance(visible: str, first: int) -> Expr:
@@ -272,7 +273,7 @@ def _values_by_combo(head: Head, coords: dict, names: list[str], combos: list) -
     return [tuple(sorted((o, c * combo[names.index(v)]) for o, v, c in head.value)) for combo in combos]
 
 
-def _gap(layer: int, head: Head, coords: dict, queries: list, qconst: list) -> HeadFact:
+def _gap(layer: int, head: Head, coords: dict, queries: list, qconst: list, first: int) -> HeadFact:
     """Average heads with query-dependent scores: a lower bound on every non-zero gap (L-gap)."""
     if head.hard != "average":
         raise Unsupported(f"head {head.name!r}: query-dependent scores under {head.hard}-hard attention "
@@ -289,7 +290,11 @@ def _gap(layer: int, head: Head, coords: dict, queries: list, qconst: list) -> H
     keyed = _key_delta(head, coords, weights)
     if keyed is not None and (constant or query is not None and (query.fin is not None or query.grid is not None)):
         delta, same_values = keyed
+        ends = ()
+        if query is not None and query.fin is None and affine_in(query.grid, "i") is not None:
+            ends = tuple(substitute(query.grid, "i", row) for row in (Num(Fraction(first)), Var("n")))
         return HeadFact(layer, head, "gap", delta_key=delta, query_coord=query, homogeneous=nonzero and same_values,
+                        grid_ends=ends,
                         lemma="L-gap (non-zero gaps ≥ min|w_i|·min ΔK)")
     raise Unsupported(f"head {head.name!r}: no lower bound on its non-zero score gaps (needs one query factor "
                       "with a known grid and keys that are finite-valued or affine in the position)")
