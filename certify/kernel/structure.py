@@ -335,7 +335,7 @@ def attention_coords(layer: AttentionLayer, coords: dict, first: int, facts: lis
             elif fact.kind == "uniform" and not may_be_empty(fact.head.visible):
                 contrib = _mean(val, fact.head.visible, first)
             elif fact.head.hard != "average" or fact.homogeneous:
-                contrib = val
+                contrib = Coord(fin=val.fin, grid=val.grid)  # some key's value; which row's is unknown
             else:
                 contrib = Coord()
             if may_be_empty(fact.head.visible) and contrib.fin is not None:
