@@ -17,7 +17,7 @@ from typing import Sequence
 
 from .errors import ExprError, UserError
 from .expr import Expr, eval_exact, eval_mp, eval_numpy
-from .model import AttentionLayer, FFNLayer, Head, Model, position_embedding, positions
+from .model import AttentionLayer, FFNLayer, Head, Model, position_embedding
 
 DEFAULT_DPS = 60
 

@@ -7,7 +7,6 @@ long ones, on shipped models, hand-made ones and hypothesis-generated ones.
 """
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
