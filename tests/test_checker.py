@@ -170,3 +170,16 @@ def test_deleting_or_retyping_any_item_is_a_check_failure_not_a_crash(since):
                 target[path[-1]] = replacement
             with pytest.raises(CheckFailure):
                 check(bad, model)
+
+
+def test_unbounded_claim_only_for_all_uniform_models():
+    uniform = load_model(ROOT / "models" / "majority-a-b.json")
+    cert = certify(uniform, 1, "inf").certificate
+    assert cert["claim"]["n_max"] == "inf" and cert["boxes"] == []
+    assert check(cert, uniform).boxes == 0
+    since = load_model(SINCE)
+    assert certify(since, 1, "inf").verdict == "not proved"
+    forged = copy.deepcopy(cert)
+    forged.update(model_sha256=since.sha256, model_name=since.name)
+    with pytest.raises(CheckFailure):
+        check(forged, since)
