@@ -25,7 +25,7 @@ from __future__ import annotations
 import itertools
 from dataclasses import dataclass
 from fractions import Fraction
-from math import lcm
+from math import lcm, prod
 
 from ..expr import BinOp, Expr, Num, Var, eval_exact, to_text, variables_of
 from ..model import AttentionLayer, FFNLayer, Head, Model
@@ -359,12 +359,8 @@ def ffn_fact(layer_index: int, layer: FFNLayer, coords: dict) -> FFNFact:
     dims = sorted({d for u in layer.units for d, _ in u.inputs + u.outputs})
     sets = [coords[d].fin for d in dims]
     combos = None
-    if all(s is not None for s in sets):
-        size = 1
-        for s in sets:
-            size *= len(s)
-        if size <= MAX_COMBOS:
-            combos = tuple(itertools.product(*(sorted(s) for s in sets)))
+    if all(s is not None for s in sets) and prod(len(s) for s in sets) <= MAX_COMBOS:
+        combos = tuple(itertools.product(*(sorted(s) for s in sets)))
     pre = () if combos is None else tuple(
         tuple(sum((c * dict(zip(dims, combo))[d] for d, c in u.inputs), Fraction(0)) + u.bias for u in layer.units)
         for combo in combos)
@@ -379,26 +375,15 @@ def ffn_coords(layer: FFNLayer, coords: dict, fact: FFNFact) -> dict:
     if fact.combos is None:
         return new
     results = {d: set() for d in outs}
-    for combo in fact.combos:
+    for combo, pre in zip(fact.combos, fact.pre):
         row = dict(zip(fact.dims, combo))
-        after = apply_ffn(layer, row)
-        for d in outs:
-            results[d].add(after[d])
+        for d in outs:  # the exact FFN: old value plus c·ReLU(h) over the units writing d
+            results[d].add(row[d] + sum((c * h for u, h in zip(layer.units, pre) if h > 0
+                                         for e, c in u.outputs if e == d), Fraction(0)))
     for d in outs:
         if len(results[d]) <= MAX_FIN:
             new[d] = Coord(fin=frozenset(results[d]), grid=Num(Fraction(_den_lcm(results[d]))))
     return new
-
-
-def apply_ffn(layer: FFNLayer, row: dict) -> dict:
-    """Exact FFN on one row given as {dim: value} (dims not listed are 0)."""
-    after = dict(row)
-    for u in layer.units:
-        h = sum((c * row.get(d, Fraction(0)) for d, c in u.inputs), Fraction(0)) + u.bias
-        if h > 0:
-            for d, c in u.outputs:
-                after[d] = after.get(d, Fraction(0)) + c * h
-    return after
 
 
 def analyse(model: Model) -> Structure:
