@@ -49,8 +49,8 @@ def main() -> None:
         print(rows[-1], flush=True)
     table = "\n".join(rows) + "\n"
     if args.out:
-        args.out.write_text("# certify wall time per shipped model\n\nMeasured with "
-                            "`python3 benchmarks/certify_times.py`.\n\n" + table)
+        args.out.write_text("# certify time per shipped model\n\nMeasured with `python3 benchmarks/certify_times.py` "
+                            "(in-process, imports excluded, median of 3 runs, 2-core machine).\n\n" + table)
 
 
 if __name__ == "__main__":
