@@ -19,6 +19,7 @@ from . import __version__
 from .cover import CoverConfig, cover, split
 from .expr import BinOp, Expr, Log, Num, Var, parse_expr, to_text
 from .kernel.bounds import BoxFailure, BoxReport, analyse_box
+from .kernel.checker import FORMAT
 from .kernel.records import box_record, ffn_record, head_record, kernel_obligations, lower, structural_margin, upper
 from .kernel.polyid import substitute
 from .kernel.structure import HeadFact, Structure, Unsupported, analyse
@@ -26,9 +27,6 @@ from .second_opinion import rounding_obligations
 from .simplify import readable
 from .model import Model
 from .refute import Counterexample, search_counterexample
-
-FORMAT = "hardsoft.certificate/1"
-
 
 @dataclass(frozen=True)
 class CertifyConfig:
@@ -81,7 +79,7 @@ def schedule_shape(st: Structure) -> Expr | None:
 def _head_shape(fact: HeadFact) -> Expr | None:
     n = Var("n")
     if fact.kind == "ziggurat":
-        return fact.step if _value_at(fact.step, 10**6) > 0 else BinOp("*", Num(Fraction(-1)), fact.step)
+        return _positive(fact.step)
     if fact.kind != "gap":
         return None
     gamma = _positive(fact.delta_key)
