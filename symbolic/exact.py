@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from certify.errors import UserError
-from certify.expr import AltSign, BinOp, Expr, Log, Neg, Num, Pow, Var
+from certify.expr import Expr, Ops, fold
 
 Monomial = tuple[tuple[str, int], ...]  # sorted (variable, exponent>0) pairs
 
@@ -120,6 +120,8 @@ class RatFun:
             return RatFun(self.num.power(k), self.den.power(k))
         return RatFun(self.den.power(-k), self.num.power(-k))
 
+    __pow__ = power
+
     def equals(self, o: "RatFun") -> bool:
         """Exact identity of rational functions (cross-multiplication, no cancellation)."""
         return (self.num * o.den - o.num * self.den).is_zero()
@@ -176,30 +178,23 @@ def from_sympy(e) -> RatFun:
     raise ValueError(f"cannot read {type(e).__name__} as a rational function")
 
 
+def _ratfun_div(a: RatFun, b: RatFun) -> RatFun:
+    if b.num.is_zero():
+        raise UserError("expression divides by zero identically")
+    return a / b
+
+
+def _not_rational(_x):
+    raise UserError("gamma and xmax must be rational expressions in n (no log, no (-1)^n)")
+
+
+_RATFUN_OPS = Ops(_ratfun_div, _not_rational, _not_rational)
+
+
 def from_ast(e: Expr) -> RatFun:
-    """A log-free expression of the model grammar as an exact rational function of ``n``."""
-    if isinstance(e, Num):
-        return RatFun.of(Poly.const(e.value))
-    if isinstance(e, Var):
-        return RatFun.of(Poly.var(e.name))
-    if isinstance(e, Neg):
-        return -from_ast(e.arg)
-    if isinstance(e, Pow):
-        return from_ast(e.base).power(e.exponent)
-    if isinstance(e, BinOp):
-        left, right = from_ast(e.left), from_ast(e.right)
-        if e.op == "+":
-            return left + right
-        if e.op == "-":
-            return left - right
-        if e.op == "*":
-            return left * right
-        if right.num.is_zero():
-            raise UserError("expression divides by zero identically")
-        return left / right
-    if isinstance(e, (AltSign, Log)):
-        raise UserError("gamma and xmax must be rational expressions in n (no log, no (-1)^n)")
-    raise TypeError(type(e))
+    """A log-free expression of the model grammar as an exact rational function of ``n``
+    (the grammar's one evaluator, :func:`certify.expr.fold`, in the number system RatFun)."""
+    return fold(e, lambda v: RatFun.of(Poly.const(v)), lambda name: RatFun.of(Poly.var(name)), _RATFUN_OPS)
 
 
 def monomial_form(r: RatFun, var: str = "n") -> tuple[Fraction, int] | None:
