@@ -78,8 +78,11 @@ def schedule_shape(st: Structure) -> Expr | None:
 
 def _head_shape(fact: HeadFact) -> Expr | None:
     n = Var("n")
-    if fact.kind == "ziggurat":
+    if fact.kind in ("ziggurat", "distinct"):
         return _positive(fact.step)
+    if fact.kind == "lookup":  # its output feeds later scores: leakage must shrink like a power of n
+        coldest = min(fact.step_ends, key=lambda e: _value_at(e, 10**6))
+        return BinOp("/", coldest, Log(BinOp("+", n, Num(Fraction(2)))))
     if fact.kind != "gap":
         return None
     gamma = _positive(fact.delta_key)

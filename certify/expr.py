@@ -20,6 +20,8 @@ evaluator, in mpmath.
 """
 from __future__ import annotations
 
+import operator
+
 import re
 from dataclasses import dataclass
 from fractions import Fraction
@@ -303,7 +305,7 @@ def fold(e: Expr, num: Callable, var: Callable, ops: "Ops"):
     if isinstance(e, Neg):
         return -fold(e.arg, num, var, ops)
     if isinstance(e, Pow):
-        return fold(e.base, num, var, ops) ** e.exponent
+        return ops.pow(fold(e.base, num, var, ops), e.exponent)
     if isinstance(e, Log):
         return ops.log(fold(e.arg, num, var, ops))
     a = fold(e.left, num, var, ops)
@@ -313,7 +315,7 @@ def fold(e: Expr, num: Callable, var: Callable, ops: "Ops"):
     if e.op == "-":
         return a - b
     if e.op == "*":
-        return a * b
+        return ops.mul(a, b)
     return ops.div(a, b)
 
 
@@ -322,6 +324,8 @@ class Ops:
     div: Callable
     log: Callable
     altsign: Callable
+    pow: Callable = operator.pow
+    mul: Callable = operator.mul
 
 
 def _exact_div(a: Fraction, b: Fraction) -> Fraction:
@@ -351,7 +355,20 @@ def eval_exact(e: Expr, env: Mapping[str, int | Fraction]) -> Fraction:
 def _ball_div(a, b):
     if b.contains(0):
         raise ExprError("division by zero (or by a ball containing zero)")
-    return a / b
+    return _ball_mul(a, (1 / b.lower()).union(1 / b.upper()))  # 1/x is monotone on one sign
+
+
+def _one_sign(a) -> bool:
+    return a > 0 or a < 0
+
+
+def _ball_mul(a, b):
+    """For balls of one sign each, the hull of the corner products (midpoint-radius products of wide
+    balls, such as a box of lengths n, can straddle 0 although both factors are positive)."""
+    if _one_sign(a) and _one_sign(b):
+        x, y = (a.lower(), a.upper()), (b.lower(), b.upper())
+        return (x[0] * y[0]).union(x[0] * y[1]).union(x[1] * y[0]).union(x[1] * y[1])
+    return a * b
 
 
 def _ball_log(a):
@@ -366,6 +383,14 @@ def _ball_altsign(v):
     if k is None:
         return v.__class__(0, 1)
     return v.__class__(1 if int(k) % 2 == 0 else -1)
+
+
+def _ball_pow(a, k: int):
+    """x^k is monotone on each sign: a ball of one sign maps to the hull of its endpoints' powers
+    (much tighter than the derivative bound on wide balls such as a box of lengths n)."""
+    if k > 1 and (a > 0 or a < 0):
+        return (a.lower() ** k).union(a.upper() ** k)
+    return a ** k
 
 
 def eval_ball(e: Expr, env: Mapping[str, object]):
@@ -387,7 +412,7 @@ def eval_ball(e: Expr, env: Mapping[str, object]):
             return arb(v)
         return v
 
-    return fold(e, num, var, Ops(_ball_div, _ball_log, _ball_altsign))
+    return fold(e, num, var, Ops(_ball_div, _ball_log, _ball_altsign, _ball_pow, _ball_mul))
 
 
 def _mp_div(a, b):

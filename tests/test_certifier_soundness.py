@@ -26,17 +26,10 @@ SHIPPED = sorted((ROOT / "models").rglob("*.json"))
 NEGATIVE = sorted((ROOT / "tests" / "negative_models").glob("*.json"))
 
 
-# Shipped models the kernel cannot prove yet, with the head it names (a known limit, not a refutation).
-NOT_PROVED = {"ahat-past-vs-future-bounded": "h3.amplify", "dyck-2-bounded": "depth-lookup"}
-
-
 @pytest.mark.parametrize("path", SHIPPED, ids=lambda p: p.stem)
 def test_shipped_model_certifies_and_survives_brute_force(path):
     model = load_model(path)
     outcome = certify(model, 1, 10**6)
-    if path.stem in NOT_PROVED:
-        assert outcome.verdict == "not proved" and f"head {NOT_PROVED[path.stem]!r}" in outcome.reason
-        return
     assert outcome.verdict == "certified", outcome.reason
     assert check(outcome.certificate, model).boxes == len(outcome.certificate["boxes"])
     words = words_up_to(model.alphabet, 1, 6, budget=300, random_words=10, random_max=14)
@@ -109,7 +102,7 @@ def test_random_models_certified_claims_hold(data):
     assert_certificate_holds(model, claim, words)
 
 
-@pytest.mark.parametrize("path", [p for p in SHIPPED if p.stem not in NOT_PROVED], ids=lambda p: p.stem)
+@pytest.mark.parametrize("path", SHIPPED, ids=lambda p: p.stem)
 def test_shipped_model_certifies_up_to_10_to_the_12(path):
     model = load_model(path)
     outcome = certify(model, 1, 10**12)

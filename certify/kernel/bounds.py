@@ -25,6 +25,7 @@ from functools import lru_cache
 
 from flint import arb, ctx, fmpq
 
+from ..errors import ExprError
 from ..expr import BinOp, Expr, Log, Num, eval_ball
 from ..model import AttentionLayer, Model
 from .polyid import ball_of, degrees
@@ -75,13 +76,15 @@ def _hull(values: frozenset) -> object:
 def analyse_box(model: Model, st: Structure, tau: Expr, lo: int, hi: int) -> BoxReport:
     """Error bounds of every layer on the box n ∈ [lo, hi]; raises :class:`BoxFailure`."""
     with ctx.workprec(PRECISION_BITS):
-        return _analyse_box(model, st, tau, lo, hi)
+        try:
+            return _analyse_box(model, st, tau, lo, hi)
+        except ExprError as exc:  # an enclosure reached a pole or a log of ≤ 0: not proved here
+            raise BoxFailure(f"for n in [{lo}, {hi}]: {exc}") from None
 
 
 def _analyse_box(model: Model, st: Structure, tau_expr: Expr, lo: int, hi: int) -> BoxReport:
     n = box_ball(lo, hi)
-    i = box_ball(st.first, hi)
-    env = {"i": i, "n": n}
+    env = {"i": _position_pieces(st.first, hi), "n": n}
     tau = ball_of(tau_expr, n)
     if not tau > 0:
         raise BoxFailure(f"τ(n) is not certainly positive for n in [{lo}, {hi}]")
@@ -114,14 +117,35 @@ def _analyse_box(model: Model, st: Structure, tau_expr: Expr, lo: int, hi: int) 
     return BoxReport(lo, hi, tau, tuple(head_bounds), e, margin, ok, tuple(ffn_inputs))
 
 
+def _position_pieces(first: int, hi: int) -> tuple:
+    """Balls covering the positions i ∈ [first, hi], each [a, b] with b ≤ 2^20·max(a, 1): a ball's
+    radius is rounded up to 30 bits, so one ball [0, 10^12] would reach i ≈ −1000 (and 1/(i+1) a pole)."""
+    pieces, a = [], first
+    while True:
+        b = min(hi, max(a, 1) * 2**20)
+        pieces.append(box_ball(a, b))
+        if b == hi:
+            return tuple(pieces)
+        a = b
+
+
+def _pe_ball(e: Expr, env) -> object:
+    """Hull of the PE's values over every piece of the position range."""
+    balls = [eval_ball(e, {"i": piece, "n": env["n"]}) for piece in env["i"]]
+    out = balls[0]
+    for b in balls[1:]:
+        out = out.union(b)
+    return out
+
+
 def _range(c, env) -> object:
-    return _hull(c.fin) if c.fin is not None else eval_ball(c.pe, env)
+    return _hull(c.fin) if c.fin is not None else _pe_ball(c.pe, env)
 
 
 def _embedding_ranges(model: Model, env) -> dict:
     """Token values' hull plus the position embedding's ball, per dim."""
     pe = dict(model.position_embed)
-    return {d: _token_hull(model, d) + eval_ball(pe[d], env) if d in pe else _token_hull(model, d) for d in model.dims}
+    return {d: _token_hull(model, d) + _pe_ball(pe[d], env) if d in pe else _token_hull(model, d) for d in model.dims}
 
 
 @lru_cache(maxsize=4096)
@@ -155,10 +179,17 @@ def _head(fact: HeadFact, rng: dict, err: dict, taus, n, env, first: int, hi: in
             if not _apart(ends, n):
                 raise BoxFailure(f"head {head.name!r}: tied maxima with different values are not excluded "
                                  f"for n in [{n.lower()}, {n.upper()}]")
-        q = (-abs(_over_tau(fact.step, tau_expr, n))).exp()
-        if not q < 1:
-            raise BoxFailure(f"head {head.name!r}: e^(-step/τ) not certainly below 1")
-        leak = _level_size(fact, n) * q / (1 - q)
+        leak = _lattice_leak(fact, abs(_over_tau(fact.step, tau_expr, n)), _level_size(fact, n))
+    elif fact.kind == "lookup":
+        ends = [ball_of(e, n) for e in fact.step_ends]
+        if not all(e > 0 for e in ends):
+            raise BoxFailure(f"head {head.name!r}: the curvature α of the lookup score is not certainly positive")
+        ratios = [_over_tau(e, tau_expr, n) for e in fact.step_ends]
+        leak = _lattice_leak(fact, ratios[0].min(ratios[1]), 2)
+    elif fact.kind == "distinct":
+        if not _apart(fact.modulus_ends, n):
+            raise BoxFailure(f"head {head.name!r}: the modulus M(n) is not certainly above the key distance")
+        leak = _lattice_leak(fact, abs(_over_tau(fact.step, tau_expr, n)), 1)
     else:
         leak = (hi + 1 - first) * (-_gap_over_tau(fact, env, tau, tau_expr)).exp()
     lam = leak if leak < 1 else arb(1)
@@ -174,6 +205,14 @@ def _head(fact: HeadFact, rng: dict, err: dict, taus, n, env, first: int, hi: in
             e = nu + spread * (eta / tau + 2 * lam)
         added[o] = added[o] + e if o in added else e
     return HeadBound(head.name, leak, added)
+
+
+def _lattice_leak(fact: HeadFact, step_over_tau, level_size: int):
+    """L-ziggurat: c·q/(1−q) with q = e^{−g/τ} for levels of width g holding ≤ c keys each."""
+    q = (-step_over_tau).exp()
+    if not q < 1:
+        raise BoxFailure(f"head {fact.head.name!r}: e^(-step/τ) not certainly below 1")
+    return level_size * q / (1 - q)
 
 
 def _apart(ends, n) -> bool:

@@ -113,7 +113,7 @@ def _check_heads(cert: dict, st) -> int:
         if not isinstance(rec, dict):
             raise CheckFailure(item, "an object", rec)
         mine = head_record(fact)
-        exprs = {"step": fact.step, "delta_key": fact.delta_key}
+        exprs = {"step": fact.step, "delta_key": fact.delta_key, "modulus": fact.modulus}
         for key, value in exprs.items():
             if value is not None:
                 _same_expr(f"{item}.{key}", value, rec.get(key))

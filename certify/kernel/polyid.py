@@ -13,6 +13,8 @@ import itertools
 from functools import lru_cache
 from fractions import Fraction
 
+from flint import fmpq, fmpq_mpoly_ctx
+
 from ..errors import ExprError
 from ..expr import AltSign, BinOp, Expr, Log, Neg, Num, Pow, Var, eval_exact
 
@@ -56,8 +58,75 @@ def degrees(e: Expr, var: str) -> tuple[int, int] | None:
     return a[0] + b[1], a[1] + b[0]
 
 
+def normal_form(e: Expr, names: tuple[str, ...]):
+    """(P, Q) in lowest terms (python-flint multivariate polynomials over Q, Q ≠ 0) with e = P/Q as
+    rational functions of ``names``; None for log, (-1)^i, other variables or a zero divisor."""
+    ctx = fmpq_mpoly_ctx.get(tuple(names), "lex")
+    return _normal(e, ctx, tuple(names))
+
+
+def _normal(e: Expr, ctx, names: tuple[str, ...]):
+    if isinstance(e, Num):
+        return ctx.constant(fmpq(e.value.numerator, e.value.denominator)), ctx.constant(1)
+    if isinstance(e, Var):
+        return (ctx.gens()[names.index(e.name)], ctx.constant(1)) if e.name in names else None
+    if isinstance(e, Neg):
+        r = _normal(e.arg, ctx, names)
+        return None if r is None else (-r[0], r[1])
+    if isinstance(e, Pow):
+        r = _normal(e.base, ctx, names)
+        return None if r is None else (r[0] ** e.exponent, r[1] ** e.exponent)
+    if not isinstance(e, BinOp):
+        return None
+    a, b = _normal(e.left, ctx, names), _normal(e.right, ctx, names)
+    if a is None or b is None:
+        return None
+    if e.op in "+-":
+        num = a[0] * b[1] + b[0] * a[1] if e.op == "+" else a[0] * b[1] - b[0] * a[1]
+        return _lowest(num, a[1] * b[1])
+    if e.op == "*":
+        return _lowest(a[0] * b[0], a[1] * b[1])
+    if b[0].is_zero():
+        return None
+    return _lowest(a[0] * b[1], a[1] * b[0])
+
+
+def simplified(e: Expr, names: tuple[str, ...] = ("i", "n")) -> Expr:
+    """``e`` rewritten as P/Q in lowest terms (the same rational function), or ``e`` itself."""
+    normal = normal_form(e, names)
+    if normal is None:
+        return e
+    lead = normal[1].leading_coefficient()
+    num, den = (_poly_expr(p / lead, names) for p in normal)  # a monic denominator
+    return num if (normal[1] / lead).is_one() else BinOp("/", num, den)
+
+
+def _poly_expr(p, names: tuple[str, ...]) -> Expr:
+    total: Expr | None = None
+    for monomial, coef in zip(p.monoms(), p.coeffs()):
+        factors = [Var(name) if k == 1 else Pow(Var(name), k) for name, k in zip(names, monomial) if k]
+        c = Fraction(int(coef.p), int(coef.q))
+        term: Expr = Num(c) if not factors or c not in (1, -1) else factors.pop(0)
+        for factor in factors:
+            term = BinOp("*", term, factor)
+        if c == -1 and monomial != (0,) * len(names):
+            term = Neg(term)
+        total = term if total is None else BinOp("+", total, term)
+    return total if total is not None else Num(Fraction(0))
+
+
+def _lowest(num, den):
+    g = num.gcd(den)
+    if not g.is_zero() and not g.is_one():
+        num, den = num / g, den / g
+    return num, den
+
+
 def is_zero(e: Expr, names: tuple[str, ...] = ("n",), start: int = 1000) -> bool:
     """True iff ``e`` is identically zero as a rational function of ``names``."""
+    normal = normal_form(e, names)
+    if normal is not None:
+        return normal[0].is_zero()
     bounds = []
     for v in names:
         d = degrees(e, v)
@@ -76,11 +145,21 @@ def is_zero(e: Expr, names: tuple[str, ...] = ("n",), start: int = 1000) -> bool
 def integer_polynomial(e: Expr, names: tuple[str, ...] = ("n",)) -> bool:
     """True iff ``e`` is a polynomial taking integer values at all integer points.
 
-    Proof: with per-variable degree bounds d_v, interpolate on the tensor grid of
+    With the exact normal form P/Q (Q constant): P has degree d_v in each variable, so integer values
+    on the grid of d_v + 1 consecutive integers per variable make every coefficient in the tensor
+    binomial basis an integer: integer-valued everywhere.  Otherwise, with degree bounds d_v, interpolate on the tensor grid of
     d_v + 1 consecutive integers per variable; ``e`` minus the interpolant is zero
     (``is_zero``) and the grid values are integers, so in the tensor binomial basis
     every coefficient is an integer: integer-valued everywhere.
     """
+    normal = normal_form(e, names)
+    if normal is not None:  # exact degrees: integer values on the grid suffice
+        num, den = normal
+        if not den.is_constant():
+            return False
+        axes = [range(1, d + 2) for d in num.degrees()]
+        scale = den.leading_coefficient()
+        return all((num(*map(fmpq, point)) / scale).denominator == 1 for point in itertools.product(*axes))
     bounds = [degrees(e, v) for v in names]
     if any(d is None for d in bounds):
         return False
@@ -214,6 +293,19 @@ def ball_of(e: Expr, n):
 
 
 def _horner(p: Poly, n):
+    """P(n) in balls; for n > 0 as P₊(n) − P₋(n) with both parts increasing, evaluated at the box's
+    ends (on wide boxes of n the derivative bound of plain Horner loses the sign of n³ + n², say)."""
+    if not n > 0:
+        return _plain_horner(p, n)
+    plus = tuple(max(c, Fraction(0)) for c in p)
+    minus = tuple(max(-c, Fraction(0)) for c in p)
+    lo, hi = n.lower(), n.upper()
+    split = (_plain_horner(plus, lo) - _plain_horner(minus, hi)).union(_plain_horner(plus, hi) - _plain_horner(minus, lo))
+    plain = _plain_horner(p, n)
+    return split if split.rad() < plain.rad() else plain  # both enclose P(n); keep the tighter
+
+
+def _plain_horner(p: Poly, n):
     from flint import arb, fmpq
 
     acc = arb(0)

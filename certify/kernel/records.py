@@ -49,6 +49,10 @@ def head_record(fact: HeadFact, render=to_text) -> dict:
     if fact.kind == "ziggurat":
         record.update({"step": render(fact.step), "offsets": [render(b) for b in fact.offsets],
                        "ties_excluded": len(fact.ties_apart)})
+    elif fact.kind == "lookup":
+        record.update({"step": render(fact.step), "level_size": 2})
+    elif fact.kind == "distinct":
+        record.update({"step": render(fact.step), "modulus": render(fact.modulus), "level_size": 1})
     elif fact.kind == "gap":
         record.update({"delta_key": render(fact.delta_key), "homogeneous": fact.homogeneous,
                        "query": "constant" if fact.query_coord is None else "grid-or-finite"})

@@ -14,8 +14,17 @@ bounding its leakage:
 * ``uniform``  all visible scores equal in every row ⇒ softmax = ahardmax exactly;
 * ``ziggurat`` key-only scores A(n)·j + B(key values) on a lattice of step |A(n)|,
   at most c positions a level (L-ziggurat, L-tiebreak) ⇒ leakage ≤ c·q/(1−q);
+* ``lookup``   scores α(i, n)·(2b·j − j²) + (row terms) with b an integer (L-lookup):
+  unique maximum, a level of width α holds ≤ 2 keys ⇒ leakage ≤ 2q/(1−q);
+* ``distinct`` scores whose lattice units are ≡ ±j modulo M(n) > key distance
+  (L-tiebreak with query-dependent or approximate terms): all scores differ ⇒
+  unique maximum, leakage ≤ q/(1−q);
 * ``gap``      scores w_i·K(j) with finitely many K values: any non-zero gap is at
   least min|w|·min ΔK (rational gap bound, §4) ⇒ leakage ≤ N·e^{−γ/τ} (L-gap).
+
+Grids make the last three possible: ``value·G ∈ Z + offset`` for an integer-valued
+G(i, n), known for counts, finite sets, position embeddings (their denominators,
+checked) and a unique-maximum head's output (some key's value).
 
 Anything else is reported as unsupported, naming the head and the missing fact.
 This module is part of the trusted kernel: exact ``Fraction`` arithmetic only.
@@ -27,9 +36,9 @@ from dataclasses import dataclass
 from fractions import Fraction
 from math import lcm, prod
 
-from ..expr import BinOp, Expr, Num, Var, eval_exact, to_text, variables_of
+from ..expr import AltSign, BinOp, Expr, Neg, Num, Pow, Var, eval_exact, to_text, variables_of
 from ..model import AttentionLayer, FFNLayer, Head, Model
-from .polyid import affine_in, integer_polynomial, is_zero, substitute
+from .polyid import affine_in, degrees, integer_polynomial, is_zero, simplified, substitute
 
 MAX_COMBOS = 4096
 MAX_FIN = 4096
@@ -53,14 +62,17 @@ class Coord:
 class HeadFact:
     layer: int
     head: Head
-    kind: str  # uniform | ziggurat | gap
-    step: Expr | None = None  # ziggurat: lattice step A(n) (sign unknown; |A| used)
+    kind: str  # uniform | ziggurat | lookup | distinct | gap
+    step: Expr | None = None  # ziggurat, distinct: lattice step A(n) (sign unknown; |A| used); lookup: α(i, n) > 0
+    step_ends: tuple = ()  # lookup: α at rows i = first and i = n (1/α is affine in i, so α is smallest at an end)
+    modulus: Expr | None = None  # distinct: M(n) with score/A ≡ ±j (mod M)
+    modulus_ends: tuple = ()  # distinct: apart_ends showing |M| > key distance on every row
     offsets: tuple[Expr, ...] = ()  # ziggurat: the distinct score offsets B (one per class of key values)
     pairs: tuple = ()  # ziggurat: (class a, class b, apart_ends) for every pair of classes
     ties_apart: tuple = ()  # ziggurat, unique-hard: for keys with different values, |R| > key distance
     delta_key: Expr | None = None  # gap: min non-zero difference of key scores K(j), an expression in n
     query_coord: Coord | None = None  # gap: what is known of the query factor w_i (None: w is constant)
-    homogeneous: bool = False  # gap: the maxima always carry one value (so the hard output is a key's value)
+    homogeneous: bool = False  # the maxima always carry one value (so the hard output is a key's value)
     grid_ends: tuple = ()  # gap: the query grid at rows i = first and i = n when it is affine in i
     lemma: str = ""
 
@@ -127,7 +139,7 @@ def embed_coords(model: Model) -> dict:
             const = eval_exact(pe[d], {})
             out[d] = _finite([t + const for t in word], None if at_bos is None else at_bos + const)
         elif tokens == {Fraction(0)}:
-            out[d] = Coord(pe=pe[d])
+            out[d] = Coord(pe=pe[d], grid=pe_grid(pe[d]))
         else:
             out[d] = Coord()
     return out
@@ -139,6 +151,54 @@ def _sums(a: frozenset | None, b: frozenset | None) -> frozenset | None:
     return frozenset(x + y for x in a for y in b)
 
 
+def pe_grid(e: Expr) -> Expr | None:
+    """An integer-valued G(i, n) with e·G an integer-valued polynomial (both checked), built from
+    e's denominators; None when there is none of that shape (then the PE has no grid)."""
+    g = _denominator(e)
+    if g is None or not integer_polynomial(g, ("i", "n")) or not integer_polynomial(BinOp("*", e, g), ("i", "n")):
+        return None
+    return simplified(g)
+
+
+def _denominator(e: Expr) -> Expr | None:
+    if isinstance(e, Num):
+        return Num(Fraction(e.value.denominator))
+    if isinstance(e, (Var, AltSign)):
+        return Num(Fraction(1))
+    if isinstance(e, Neg):
+        return _denominator(e.arg)
+    if isinstance(e, Pow):
+        d = _denominator(e.base)
+        return None if d is None else Pow(d, e.exponent)
+    if isinstance(e, BinOp):
+        a, b = _denominator(e.left), _denominator(e.right)
+        if a is None or b is None:
+            return None
+        return BinOp("*", a, BinOp("*", e.right, b) if e.op == "/" else b)
+    return None
+
+
+def integral_grid(c: Coord) -> Expr | None:
+    """A grid G' with value·G' ∈ Z (the offset absorbed), or None."""
+    if c.grid is None:
+        return None
+    return c.grid if not c.offset else BinOp("*", c.grid, Num(Fraction(c.offset.denominator)))
+
+
+def _sum_grid(a: Coord, b: Coord) -> tuple[Expr | None, Fraction]:
+    """(G, o) with (a + b)·G ∈ Z + o: the coarser grid when it is an integer multiple of the other
+    (whose offset must then be 0), else the product of the offset-free grids (offset 0)."""
+    if a.grid is None or b.grid is None:
+        return None, Fraction(0)
+    for x, y in ((a, b), (b, a)):
+        ratio = simplified(BinOp("/", x.grid, y.grid))
+        if isinstance(ratio, Num) and ratio.value.denominator == 1:  # y·G_x = k·(y·G_y) ∈ Z + k·o_y
+            return x.grid, (x.offset + ratio.value * y.offset) % 1
+        if not y.offset and integer_polynomial(ratio, ("i", "n")):
+            return x.grid, x.offset
+    return BinOp("*", integral_grid(a), integral_grid(b)), Fraction(0)
+
+
 def _add(a: Coord, b: Coord) -> Coord:
     """Abstract sum of two coordinates (no correlation assumed)."""
     if b.fin == {Fraction(0)}:
@@ -147,8 +207,8 @@ def _add(a: Coord, b: Coord) -> Coord:
         return b
     fin = _sums(a.fin, b.fin)
     at_bos = None if a.at_bos is None or b.at_bos is None else a.at_bos + b.at_bos
-    grid = _times(a.grid, b.grid) if fin is None else Num(Fraction(_den_lcm(fin)))
-    return Coord(fin=fin, grid=grid, rest=_sums(a.rest, b.rest), at_bos=at_bos)
+    grid, offset = (Num(Fraction(_den_lcm(fin))), Fraction(0)) if fin is not None else _sum_grid(a, b)
+    return Coord(fin=fin, grid=grid, offset=offset, rest=_sums(a.rest, b.rest), at_bos=at_bos)
 
 
 def _row_constant(c: Coord) -> Expr | None:
@@ -164,14 +224,25 @@ def _scale(values: frozenset | None, coef: Fraction) -> frozenset | None:
     return None if values is None else frozenset(coef * v for v in values)
 
 
+def _scaled(src: Coord, coef: Fraction) -> Coord:
+    """coef·x: finite values scale; a grid G becomes G·den(coef) (a·(x·G) ∈ Z) — except for a
+    position embedding with x·G a constant k, where coef·x·G = coef·k exactly: grid G, offset coef·k."""
+    grid, offset = integral_grid(src), Fraction(0)
+    if grid is not None:
+        grid = BinOp("*", grid, Num(Fraction(coef.denominator)))
+    if src.pe is not None and src.grid is not None:
+        units = simplified(BinOp("*", src.pe, src.grid))
+        if isinstance(units, Num):
+            grid, offset = src.grid, (coef * units.value) % 1
+    return Coord(fin=_scale(src.fin, coef), rest=_scale(src.rest, coef),
+                 at_bos=None if src.at_bos is None else coef * src.at_bos, grid=grid, offset=offset)
+
+
 def _value_table(head: Head, coords: dict) -> dict:
     """out dim → combined value coordinate Σ coef·x[in] of one key."""
     table: dict = {}
     for out, dim, coef in head.value:
-        src = coords[dim]
-        scaled = Coord(fin=_scale(src.fin, coef), rest=_scale(src.rest, coef),
-                       at_bos=None if src.at_bos is None else coef * src.at_bos,
-                       grid=None if src.grid is None else BinOp("*", src.grid, Num(Fraction(coef.denominator))))
+        scaled = _scaled(coords[dim], coef)
         table[out] = _add(table[out], scaled) if out in table else scaled
     return table
 
@@ -195,8 +266,98 @@ def classify_head(layer: int, head: Head, coords: dict, first: int) -> HeadFact:
         return HeadFact(layer, head, "uniform", lemma="exact: equal scores give softmax = ahardmax")
     qexact = [_exact(q) for q in queries]
     if all(q is not None for q in qexact) and any(k.fin is None for k in keys):
-        return _ziggurat(layer, head, coords, qexact, first)
-    return _gap(layer, head, coords, queries, [_row_constant(q) for q in queries], first)
+        try:
+            return _ziggurat(layer, head, coords, qexact, first)
+        except Unsupported:
+            fact = _distinct(layer, head, coords, first)
+            if fact is None:
+                raise
+            return fact
+    fact = _lookup(layer, head, coords, first) or _distinct(layer, head, coords, first)
+    return fact or _gap(layer, head, coords, queries, [_row_constant(q) for q in queries], first)
+
+
+def _symbolic(c: Coord, name: str) -> Expr | None:
+    """The value at its row as an expression: exact, or m/G with a fresh integer symbol m."""
+    exact = _exact(c)
+    if exact is not None:
+        return exact
+    grid = integral_grid(c)
+    return None if grid is None else BinOp("/", Var(name), grid)
+
+
+def _lookup(layer: int, head: Head, coords: dict, first: int) -> HeadFact | None:
+    """L-lookup: with position-embedded keys, the score is α(i, n)·(2b·j − j²) plus terms free of j,
+    where α > 0 does not depend on the query values and b is an integer (polynomial identities in the
+    query symbols, i, j, n).  Then j = b (clamped to the visible interval) is the unique maximum and
+    every level [kα, (k+1)α) below it holds at most 2 keys."""
+    if not head.score or any(coords[k].pe is None for _, k, _ in head.score):
+        return None
+    score: Expr = Num(Fraction(0))
+    symbols = []
+    for t, (q, k, coef) in enumerate(head.score):
+        query = _symbolic(coords[q], f"m{t}")
+        if query is None:
+            return None
+        if _exact(coords[q]) is None:
+            symbols.append(f"m{t}")
+        score = BinOp("+", score, BinOp("*", Num(coef), BinOp("*", query, substitute(coords[k].pe, "i", Var("j")))))
+    deg = degrees(score, "j")
+    if deg is None or deg[1] != 0 or deg[0] > 2:
+        return None
+    s0, s1, s2 = (substitute(score, "j", Num(Fraction(v))) for v in (0, 1, 2))
+    names = tuple(symbols) + ("i", "n")
+    alpha = BinOp("/", BinOp("+", BinOp("-", s0, BinOp("*", Num(Fraction(2)), s1)), s2), Num(Fraction(-2)))
+    if is_zero(alpha, names) or any(not is_zero(BinOp("-", alpha, substitute(alpha, m, Num(Fraction(0)))), names)
+                                    for m in symbols):
+        return None
+    vertex = BinOp("/", BinOp("+", BinOp("/", BinOp("-", s1, s0), alpha), Num(Fraction(1))), Num(Fraction(2)))
+    j = Var("j")
+    shape = BinOp("-", BinOp("*", BinOp("*", Num(Fraction(2)), vertex), j), BinOp("*", j, j))
+    if not integer_polynomial(vertex, names) or not is_zero(
+            BinOp("-", score, BinOp("+", s0, BinOp("*", alpha, shape))), names + ("j",)):
+        return None
+    for m in symbols:  # α is free of the symbols (checked above)
+        alpha = substitute(alpha, m, Num(Fraction(0)))
+    alpha = simplified(alpha)
+    if affine_in(BinOp("/", Num(Fraction(1)), alpha), "i") is None:
+        return None
+    ends = tuple(simplified(substitute(alpha, "i", row)) for row in (Num(Fraction(first)), Var("n")))
+    return HeadFact(layer, head, "lookup", step=alpha, step_ends=ends, homogeneous=True,
+                    lemma="L-lookup (score α·(2b·j − j²), b an integer: unique maximum, ≤ 2 keys a level of "
+                          "width α; L-ziggurat with c = 2)")
+
+
+def _distinct(layer: int, head: Head, coords: dict, first: int) -> HeadFact | None:
+    """L-tiebreak with arbitrary other terms: the exact-query, affine-key terms give the lattice step
+    A(n); every other term is c·(m/G_q)·(z/G_k) with integers m, z, so it moves score/A by an integer
+    multiple of U = c/(A·G_q·G_k).  If every U is a multiple of one M(n) > key distance, score/A ≡ ±j
+    (mod M): all visible scores differ by non-zero multiples of |A| (a unique maximum, c = 1)."""
+    step: Expr = Num(Fraction(0))
+    units = []
+    for q, k, coef in head.score:
+        query, key = coords[q], coords[k]
+        line = affine_in(key.pe, "i") if key.pe is not None else None
+        if _exact(query) is not None and line is not None:
+            step = BinOp("+", step, BinOp("*", BinOp("*", Num(coef), _exact(query)), line[0]))
+            continue
+        gq, gk = integral_grid(query), integral_grid(key)
+        if gq is None or gk is None or "i" in variables_of(gk):
+            return None
+        units.append((coef, gq, gk))
+    row_free = simplified(substitute(step, "i", Num(Fraction(first))))
+    if is_zero(row_free, ("n",)) or not is_zero(BinOp("-", step, row_free), ("i", "n")) or not units:
+        return None
+    units = [simplified(BinOp("/", Num(c), BinOp("*", row_free, BinOp("*", gq, gk)))) for c, gq, gk in units]
+    for modulus in units:
+        if all(integer_polynomial(BinOp("/", u, modulus), ("i", "n")) for u in units):
+            ends = apart_ends(modulus, head.visible, first)
+            if ends:
+                return HeadFact(layer, head, "distinct", step=row_free, modulus=modulus, modulus_ends=ends,
+                                homogeneous=True,
+                                lemma="L-tiebreak (score/|A(n)| ≡ ±j modulo M(n) > key distance: all scores "
+                                      "differ, unique maximum; L-ziggurat with c = 1)")
+    return None
 
 
 def key_distance(visible: str, first: int) -> Expr:
@@ -279,15 +440,20 @@ def _gap(layer: int, head: Head, coords: dict, queries: list, qconst: list, firs
         raise Unsupported(f"head {head.name!r}: query-dependent scores under {head.hard}-hard attention "
                           "(tied maxima cannot be excluded)")
     qdims = {q for q, _, _ in head.score}
+    kdims = {k for _, k, _ in head.score}
     constant = all(isinstance(q, Num) for q in qconst)
+    terms = [(k, coef) for _, k, coef in head.score]
     if constant:
-        weights = [coef * q.value for (_, _, coef), q in zip(head.score, qconst)]
-        query, nonzero = None, any(weights)
+        terms = [(k, coef * q.value) for (_, k, coef), q in zip(head.score, qconst)]
+        query, nonzero = None, any(w for _, w in terms)
     else:
-        weights = [coef for _, _, coef in head.score]
         query = coords[next(iter(qdims))] if len(qdims) == 1 else None
+        if query is None and len(kdims) == 1:  # (Σ coef·q)_i · K(j): one combined query factor
+            for q, _, coef in head.score:
+                query = _scaled(coords[q], coef) if query is None else _add(query, _scaled(coords[q], coef))
+            terms = [(next(iter(kdims)), Fraction(1))]
         nonzero = query is not None and (query.offset != 0 or query.fin is not None and 0 not in query.fin)
-    keyed = _key_delta(head, coords, weights)
+    keyed = _key_delta(head, coords, terms)
     if keyed is not None and (constant or query is not None and (query.fin is not None or query.grid is not None)):
         delta, same_values = keyed
         ends = ()
@@ -300,12 +466,14 @@ def _gap(layer: int, head: Head, coords: dict, queries: list, qconst: list, firs
                       "with a known grid and keys that are finite-valued or affine in the position)")
 
 
-def _key_delta(head: Head, coords: dict, weights: list) -> tuple[Expr, bool] | None:
-    """(min non-zero |K(j) − K(j')|, whether equal K means equal values) for K(j) = Σ w_t·k_t(j):
-    keys with finite values, or keys affine in j (then K is injective and maxima are single keys)."""
-    keys = [coords[k] for _, k, _ in head.score]
+def _key_delta(head: Head, coords: dict, terms: list) -> tuple[Expr, bool] | None:
+    """(min non-zero |K(j) − K(j')|, whether equal K means equal values) for K(j) = Σ w_t·k_t(j)
+    over terms (k_t, w_t): keys with finite values, or keys affine in j (then K is injective and
+    maxima are single keys)."""
+    keys = [coords[k] for k, _ in terms]
+    weights = [w for _, w in terms]
     if all(k.fin is not None for k in keys):
-        names = [k for _, k, _ in head.score]
+        names = [k for k, _ in terms]
         combos = list(itertools.product(*(sorted(k.fin) for k in keys)))
         if len(combos) > MAX_COMBOS:
             return None
@@ -371,7 +539,7 @@ def ffn_coords(layer: FFNLayer, coords: dict, fact: FFNFact) -> dict:
     new = dict(coords)
     outs = sorted({d for u in layer.units for d, _ in u.outputs})
     for d in outs:
-        new[d] = Coord()
+        new[d] = _relu_grid(layer, coords, d)
     if fact.combos is None:
         return new
     results = {d: set() for d in outs}
@@ -384,6 +552,22 @@ def ffn_coords(layer: FFNLayer, coords: dict, fact: FFNFact) -> dict:
         if len(results[d]) <= MAX_FIN:
             new[d] = Coord(fin=frozenset(results[d]), grid=Num(Fraction(_den_lcm(results[d]))))
     return new
+
+
+def _relu_grid(layer: FFNLayer, coords: dict, d: str) -> Coord:
+    """x_d + Σ c·ReLU(h) in any regime: ReLU(h) is 0 or h, both on h's grid when its offset is 0."""
+    acc = coords[d]
+    for u in layer.units:
+        c = sum((coef for e, coef in u.outputs if e == d), Fraction(0))
+        if not c:
+            continue
+        h = _finite([u.bias], u.bias)
+        for dim, coef in u.inputs:
+            h = _add(h, _scaled(coords[dim], coef))
+        if h.grid is None:
+            return Coord()
+        acc = _add(acc, _scaled(Coord(grid=integral_grid(h)), c))
+    return Coord(grid=acc.grid, offset=acc.offset) if acc.fin is None else Coord()
 
 
 def analyse(model: Model) -> Structure:

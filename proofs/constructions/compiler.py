@@ -50,12 +50,13 @@ class Schedule:
     unique: key-only unique-hard heads, gaps 1/n, c = 2 -> q = e^{-4} at 1/(4n).
     past:   sign amplifier over past counts, every non-zero gap >= 1/(2(n+1)), at most n+1
             competitors (L-gap) -> leakage <= (n+1)/(n+2)^2 < 1/4 at 1/(4(n+1)log(n+2)).
-    mixed:  amplifier with future counts, gaps >= 1/(8(n+1)^2) -> 1/(32(n+1)^2).
+    mixed:  sign amplifier with future counts, every non-zero gap >= 1/(2(n+1)^2), at most n+1
+            competitors -> leakage <= (n+1)/(n+2)^2 < 1/4 at 1/(4(n+1)^2 log(n+2)).
     """
 
     unique: str = "1/(4*n)"
     past: str = "1/(4*(n+1)*log(n+2))"
-    mixed: str = "1/(32*(n+1)^2)"
+    mixed: str = "1/(4*(n+1)^2*log(n+2))"
     unbounded: str = "1"
 
 
@@ -236,8 +237,8 @@ class FormulaCompiler:
         if all(d == "past" for d, _ in counts):
             u, ready = self._past_ratio(counts, const)
             return self._amplify(u, ready, mixed=False, lattice="1/(2(i+1))")
-        u, ready = self._mixed_ratio(counts, const)
-        return self._amplify(u, ready, mixed=True, lattice="1/(2(i+1)(n+1))")
+        u, ready, w = self._mixed_ratio(counts)
+        return self._amplify(u, ready, mixed=True, lattice="1/(2(i+1)(n+1))", shift=(w, const))
 
     def _past_ratio(self, counts: dict, const: Fraction) -> tuple[str, int]:
         """u = L'/(i+1) by one uniform head over j<=i (BOS included, Booleans 0 there)."""
@@ -252,18 +253,19 @@ class FormulaCompiler:
         head = {"name": self._name("count"), "hard": "average", "visible": "j<=i", "score": [], "value": values}
         return u, b.attention(head, ready)
 
-    def _mixed_ratio(self, counts: dict, const: Fraction) -> tuple[str, int]:
-        """u = L'/((i+1)(n+1)), exactly, when future counts occur.
+    def _mixed_ratio(self, counts: dict) -> tuple[str, int, str]:
+        """u = (L' − const)/((i+1)(n+1)) exactly, and the PE w = 1/((i+1)(n+1)), when future counts occur.
 
         #future[φ](i) = T − #past[φ](i) + φ(i) with T the total; with r = 1/(n+1):
-        g = φ·r and bosr = bos·r (exact gating ReLU(x + r − 1) of a Boolean x),
-        Tavg = T/(n+1) (uniform over all), TB = Tavg·bos, then one uniform head
-        over j<=i sums g, TB, bosr into u and w = 1/((i+1)(n+1)), and an FFN adds
-        the φ(i)·w terms (gating again)."""
+        g = φ·r (exact gating ReLU(φ + r − 1) of a Boolean φ), Tavg = T/(n+1) (uniform
+        over all), TB = Tavg·bos, then one uniform head over j<=i sums g and TB into u,
+        and an FFN adds the φ(i)·w terms (gating again).  Every step keeps u on the grid
+        (i+1)(n+1); the amplifier adds const·w, which puts u + const·w half-way between
+        grid points (so it is never 0)."""
         b = self.b
         r = b.pe("inv_n1", "1/(n+1)")
-        bosr = b.fresh("bos_r")
-        gates, coef_g, future, ready = [unit({self.bos_dim: 1, r: 1}, {bosr: 1}, -1)], {}, [], EMBEDDED
+        w = b.pe("inv_i1_n1", "1/((i+1)*(n+1))")
+        gates, coef_g, future, ready = [], {}, [], EMBEDDED
         g_of: dict[str, str] = {}
         for (direction, phi), c in counts.items():
             dim, rd = self.compile(phi)
@@ -277,9 +279,8 @@ class FormulaCompiler:
                 coef_g[dim] = coef_g.get(dim, 0) - c
                 future.append((dim, rd, Fraction(c)))
         k_gate = b.ffn(gates, ready)
-        u, w = b.fresh("u"), b.fresh("w")
+        u = b.fresh("u")
         values = [(u, g_of[d], Fraction(c)) for d, c in coef_g.items() if c]
-        values += [(u, bosr, const), (w, bosr, Fraction(1))]
         ready_d = k_gate
         for dim, rd, c in future:
             tavg, tb = b.fresh("total"), b.fresh("total_bos")
@@ -290,41 +291,32 @@ class FormulaCompiler:
             values.append((u, tb, c))
         head = {"name": self._name("count"), "hard": "average", "visible": "j<=i", "score": [], "value": values}
         kd = b.attention(head, ready_d)
-        uf = b.fresh("u_full")
-        units = [unit({u: 1}, {uf: 1}), unit({u: -1}, {uf: -1})]
-        units += [unit({w: 1, dim: 1}, {uf: c}, -1) for dim, _, c in future]
-        return uf, b.ffn(units, kd)
+        units = [unit({w: 1, dim: 1}, {u: c}, -1) for dim, _, c in future]
+        return u, b.ffn(units, kd), w
 
-    def _amplify(self, u: str, ready: int, mixed: bool, lattice: str) -> tuple[str, int]:
-        """Sign of u (|u| >= ``lattice``) as a Boolean, by an AVERAGE head over j<=i.
+    def _amplify(self, u: str, ready: int, mixed: bool, lattice: str, shift: tuple = ()) -> tuple[str, int]:
+        """Sign of the query Q = u (+ c·w with ``shift`` = (w, c)), |Q| >= ``lattice``, as a Boolean,
+        by an AVERAGE head over j<=i.
 
-        bounded, past counts: score u_i·bos_j, value bos (the sign gadget): BOS is the
-        unique maximum iff u > 0, else every other key ties at 0 with value 0; every
-        non-zero gap is |u| >= 1/(2(i+1)) and the maxima carry one value, which the
-        certifier proves (L-gap; τ = Θ(1/(n log n))).  bounded, future counts: score
-        u_i·bos_j − (1/8)·λ_j with λ = i/(n+1)^2: the ladder step 1/(8(n+1)^2) is
-        below |u|/2, so the maximum is unique and every gap is at least the ladder
-        step.  unbounded: score 8·u_i·K_j with K = i(n+1)^2 (resp.
-        i(n+1)^3), value nb: key i wins iff u > 0, BOS (score 0) otherwise; all gaps
-        are >= 4(n+1)."""
+        bounded (the sign gadget): score Q_i·bos_j, value bos: BOS is the unique maximum iff
+        Q > 0, else every other key ties at 0 with value 0; every non-zero gap is |Q| >=
+        ``lattice`` and the maxima carry one value, which the certifier proves (L-gap):
+        τ = Θ(1/(n log n)) for past counts, Θ(1/(n² log n)) with future counts.
+        unbounded: score 8·Q_i·K_j with K = i(n+1)^2 (resp. i(n+1)^3), value nb: key i wins
+        iff Q > 0, BOS (score 0) otherwise; all gaps are >= 4(n+1)."""
         b = self.b
         raw = b.fresh("cmp.raw")
         name = self._name("amplify")
         if self.bounded:
             self._need("mixed" if mixed else "past")
-            score = [(u, self.bos_dim, Fraction(1))]
-            if mixed:
-                score.append((self.one, b.pe("ladder2", "i/(n+1)^2"), Fraction(-1, 8)))
-                self._note(f"{name}: |u| >= {lattice}, unique maximum, gap >= 1/(8*(n+1)^2)")
-            else:
-                self._note(f"{name}: |u| >= {lattice}, maxima all BOS or all non-BOS, gap >= {lattice}")
-            head = {"name": name, "hard": "average", "visible": "j<=i", "score": score,
-                    "value": [(raw, self.bos_dim, Fraction(1))]}
+            key, scale, value = self.bos_dim, Fraction(1), self.bos_dim
+            self._note(f"{name}: |u| >= {lattice}, maxima all BOS or all non-BOS, gap >= {lattice}")
         else:
             key = b.pe("K3", "i*(n+1)^3") if mixed else b.pe("K2", "i*(n+1)^2")
-            head = {"name": name, "hard": "average", "visible": "j<=i",
-                    "score": [(u, key, Fraction(8))], "value": [(raw, self.true, Fraction(1))]}
+            scale, value = Fraction(8), self.true
             self._note(f"{name}: |u| >= {lattice}, unique maximum, gap >= 4(n+1)")
+        score = [(u, key, scale)] + ([(shift[0], key, scale * shift[1])] if shift else [])
+        head = {"name": name, "hard": "average", "visible": "j<=i", "score": score, "value": [(raw, value, Fraction(1))]}
         k = b.attention(head, ready)
         return self.round(raw, k, gate=self.bounded, hint="cmp")
 

@@ -33,7 +33,7 @@ from .compiler import FormulaCompiler, Given, compile_formula, finish
 from .formula import And, Compare, Const, Count, Next, Not, Or, Since, Sym
 
 BRACKETS = (("(", ")"), ("[", "]"), ("{", "}"), ("<", ">"))
-DYCK_TEMPERATURE = "1/(8*n^3*log(n+1))"
+DYCK_TEMPERATURE = "1/(8*n^2*(n+1)*log(n+2))"
 
 
 # ---------------------------------------------------------------- induction head
