@@ -9,6 +9,7 @@ counterexample.
 from __future__ import annotations
 
 import itertools
+import time
 import random
 from dataclasses import dataclass
 from fractions import Fraction
@@ -33,6 +34,7 @@ class RefuteConfig:
     threshold_taus: tuple[str, ...] = ("1/(10*n)", "1/(100*n)")
     seed: int = 0
     work: int = 100_000  # per τ tried: Σ over words of n·dims·layers + heads·n² (the evaluator's work)
+    seconds: float = 20.0  # wall-clock cap on the whole search (large models evaluate slowly in mpmath)
 
 
 @dataclass(frozen=True)
@@ -70,11 +72,12 @@ def search_counterexample(model: Model, tau: Expr | None, n_min: int, n_max: int
         plan = [(parse_expr(t, ("n",)), False) for t in cfg.default_taus]
         plan += [(parse_expr(t, ("n",)), True) for t in cfg.threshold_taus]
     heads, width = len(model.heads), len(model.dims) * len(model.layers)
+    deadline = time.monotonic() + cfg.seconds
     for t, on_threshold_only in plan:
         spent = 0
         for word in candidate_words(model, n_min, n_hi, cfg):
             spent += len(word) * width + heads * len(word) ** 2
-            if spent > cfg.work:
+            if spent > cfg.work or time.monotonic() > deadline:
                 break
             cex = _compare(model, word, t, cfg, on_threshold_only)
             if cex is not None:

@@ -9,12 +9,12 @@ from __future__ import annotations
 from fractions import Fraction
 
 from .expr import BinOp, Expr, Log, Num, Pow, Var
-from .kernel.polyid import Poly, degrees, is_zero, rational_form
+from .kernel.polyid import Poly, is_zero, univariate
 from .expr import variables_of
 
 def simplify(e: Expr, var: str = "n") -> Expr:
     """An equal, readable expression: rational parts in lowest terms, integer coefficients."""
-    r = rational_form(e, var)
+    r = univariate(e, var)
     if r is None:
         if isinstance(e, BinOp):
             return BinOp(e.op, simplify(e.left, var), simplify(e.right, var))
@@ -75,7 +75,7 @@ def _poly_expr(p: Poly, var: str) -> Expr:
 
 def readable(e: Expr) -> Expr:
     """``simplify`` where an identity test confirms it; the original elsewhere."""
-    if degrees(e, "n") is not None and "i" not in variables_of(e):
+    if "i" not in variables_of(e) and univariate(e) is not None:
         s = simplify(e)
         return s if is_zero(BinOp("-", e, s), ("n",)) else e
     if isinstance(e, BinOp):

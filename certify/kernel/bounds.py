@@ -28,7 +28,7 @@ from flint import arb, ctx, fmpq
 from ..errors import ExprError
 from ..expr import BinOp, Expr, Log, Num, eval_ball
 from ..model import AttentionLayer, Model
-from .polyid import ball_of, degrees
+from .polyid import ball_of, univariate
 from .structure import HeadFact, Structure
 
 PRECISION_BITS = 128
@@ -239,7 +239,7 @@ def _split_log(e: Expr):
         if a is None or b is None or a[2] and b[2] and a[1] != b[1]:
             return None
         return BinOp(e.op, a[0], b[0]), a[1] if a[2] else b[1], a[2] + (b[2] if e.op == "*" else -b[2])
-    return (e, None, 0) if degrees(e, "n") is not None else None
+    return (e, None, 0) if univariate(e) is not None else None
 
 
 def _over_tau(num: Expr, tau_expr: Expr, n):

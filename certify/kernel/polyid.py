@@ -1,11 +1,9 @@
-"""Exact facts about expressions: substitution, degree bounds, identity tests.
+"""Exact facts about expressions: substitution, normal forms, identity tests, ball values.
 
 An expression built from rationals, variables, ``+ - * /`` and integer powers is
-a rational function.  If the numerator has degree at most d in each variable,
-it is identically zero as soon as it vanishes on a grid of (d+1)^k points where
-every denominator is non-zero (a polynomial of degree ≤ d in each of k variables
-that vanishes on S_1×…×S_k with |S_v| > d is zero).  So identities are decided
-by exact ``Fraction`` evaluation at finitely many points — no sympy, no floats.
+a rational function.  python-flint's exact multivariate polynomials over Q put it
+in lowest terms P/Q (gcd cancelled), so an identity is P = 0 and degrees are
+exact — no sympy, no floats, no sampling.
 """
 from __future__ import annotations
 
@@ -13,10 +11,12 @@ import itertools
 from functools import lru_cache
 from fractions import Fraction
 
-from flint import fmpq, fmpq_mpoly_ctx
+from flint import arb, fmpq, fmpq_mpoly_ctx
 
 from ..errors import ExprError
-from ..expr import AltSign, BinOp, Expr, Log, Neg, Num, Pow, Var, eval_exact
+from ..expr import AltSign, BinOp, Expr, Log, Neg, Num, Pow, Var
+
+Poly = tuple  # coefficients of a polynomial in n, lowest degree first (Fractions)
 
 
 def substitute(e: Expr, name: str, value: Expr) -> Expr:
@@ -33,29 +33,6 @@ def substitute(e: Expr, name: str, value: Expr) -> Expr:
     if isinstance(e, AltSign) and e.var == name:
         raise ExprError("cannot substitute into (-1)^var")
     return e
-
-
-def degrees(e: Expr, var: str) -> tuple[int, int] | None:
-    """(numerator, denominator) degree bounds in ``var``; None if not rational."""
-    if isinstance(e, Num):
-        return 0, 0
-    if isinstance(e, Var):
-        return (1, 0) if e.name == var else (0, 0)
-    if isinstance(e, (AltSign, Log)):
-        return None
-    if isinstance(e, Neg):
-        return degrees(e.arg, var)
-    if isinstance(e, Pow):
-        d = degrees(e.base, var)
-        return None if d is None else (d[0] * e.exponent, d[1] * e.exponent)
-    a, b = degrees(e.left, var), degrees(e.right, var)
-    if a is None or b is None:
-        return None
-    if e.op in "+-":
-        return max(a[0] + b[1], b[0] + a[1]), a[1] + b[1]
-    if e.op == "*":
-        return a[0] + b[0], a[1] + b[1]
-    return a[0] + b[1], a[1] + b[0]
 
 
 def normal_form(e: Expr, names: tuple[str, ...]):
@@ -122,163 +99,63 @@ def _lowest(num, den):
     return num, den
 
 
-def is_zero(e: Expr, names: tuple[str, ...] = ("n",), start: int = 1000) -> bool:
+def is_zero(e: Expr, names: tuple[str, ...] = ("n",)) -> bool:
     """True iff ``e`` is identically zero as a rational function of ``names``."""
     normal = normal_form(e, names)
-    if normal is not None:
-        return normal[0].is_zero()
-    bounds = []
-    for v in names:
-        d = degrees(e, v)
-        if d is None:
-            return False
-        bounds.append(d[0])
-    for shift in range(0, 50 * 7919, 7919):  # retry on a grid that avoids poles
-        grids = [range(start + shift, start + shift + d + 1) for d in bounds]
-        try:
-            return all(eval_exact(e, dict(zip(names, point))) == 0 for point in itertools.product(*grids))
-        except ExprError:
-            continue
-    return False
+    return normal is not None and normal[0].is_zero()
+
+
+def degree(e: Expr, var: str, names: tuple[str, ...]) -> tuple[int, int] | None:
+    """Exact (numerator, denominator) degrees in ``var`` of e in lowest terms; None if not rational."""
+    normal = normal_form(e, names)
+    if normal is None:
+        return None
+    k = names.index(var)
+    return tuple(max(p.degrees()[k], 0) for p in normal)
 
 
 def integer_polynomial(e: Expr, names: tuple[str, ...] = ("n",)) -> bool:
     """True iff ``e`` is a polynomial taking integer values at all integer points.
 
-    With the exact normal form P/Q (Q constant): P has degree d_v in each variable, so integer values
-    on the grid of d_v + 1 consecutive integers per variable make every coefficient in the tensor
-    binomial basis an integer: integer-valued everywhere.  Otherwise, with degree bounds d_v, interpolate on the tensor grid of
-    d_v + 1 consecutive integers per variable; ``e`` minus the interpolant is zero
-    (``is_zero``) and the grid values are integers, so in the tensor binomial basis
-    every coefficient is an integer: integer-valued everywhere.
-    """
+    P/Q with Q constant has exact degree d_v in each variable; integer values on the grid of
+    d_v + 1 consecutive integers per variable make every coefficient in the tensor binomial
+    basis an integer: integer-valued everywhere."""
     normal = normal_form(e, names)
-    if normal is not None:  # exact degrees: integer values on the grid suffice
-        num, den = normal
-        if not den.is_constant():
-            return False
-        axes = [range(1, d + 2) for d in num.degrees()]
-        scale = den.leading_coefficient()
-        return all((num(*map(fmpq, point)) / scale).denominator == 1 for point in itertools.product(*axes))
-    bounds = [degrees(e, v) for v in names]
-    if any(d is None for d in bounds):
+    if normal is None or not normal[1].is_constant():
         return False
-    axes = [list(range(1, d[0] + 2)) for d in bounds]
-    interp: Expr = Num(Fraction(0))
-    for point in itertools.product(*axes):
-        try:
-            value = eval_exact(e, dict(zip(names, point)))
-        except ExprError:
-            return False
-        if value.denominator != 1:
-            return False
-        term: Expr = Num(value)
-        for v, x, axis in zip(names, point, axes):
-            for y in axis:
-                if y != x:
-                    term = BinOp("*", term, BinOp("/", BinOp("-", Var(v), Num(Fraction(y))), Num(Fraction(x - y))))
-        interp = BinOp("+", interp, term)
-    return is_zero(BinOp("-", e, interp), names)
+    num, scale = normal[0], normal[1].leading_coefficient()
+    axes = [range(1, d + 2) for d in num.degrees()]
+    return all((num(*map(fmpq, point)) / scale).denominator == 1 for point in itertools.product(*axes))
 
 
 def affine_in(e: Expr, var: str) -> tuple[Expr, Expr] | None:
     """Write ``e`` as ``slope*var + offset`` with slope, offset free of ``var``; None if not affine."""
-    d = degrees(e, var)
-    if d is None:  # not a rational function (log or (-1)^i inside)
+    deg = degree(e, var, ("i", "n"))
+    if deg is None or deg[0] > 1 or deg[1] > 0:
         return None
     at0 = substitute(e, var, Num(Fraction(0)))
-    at1 = substitute(e, var, Num(Fraction(1)))
-    slope = BinOp("-", at1, at0)
-    line = BinOp("+", BinOp("*", slope, Var(var)), at0)
-    others = tuple(sorted({"i", "n"} - {var}))
-    if not is_zero(BinOp("-", e, line), (var,) + others):
+    return BinOp("-", substitute(e, var, Num(Fraction(1))), at0), at0
+
+
+def univariate(e: Expr, var: str = "n") -> tuple[Poly, Poly] | None:
+    """(P, Q) coefficient lists with e = P/Q in lowest terms, Q monic; None if not rational in ``var``."""
+    normal = normal_form(e, (var,))
+    if normal is None:
         return None
-    return slope, at0
+    lead = normal[1].leading_coefficient()
+    return tuple(_coefficients(p / lead) for p in normal)
 
 
-# ---------------------------------------------------------------- rational functions of n
-
-Poly = tuple  # coefficients, lowest degree first, Fractions, no trailing zeros
-
-
-def _trim(p: list) -> Poly:
-    while p and p[-1] == 0:
-        p.pop()
-    return tuple(p)
-
-
-def _padd(a: Poly, b: Poly, sign: int = 1) -> Poly:
-    return _trim([x + sign * y for x, y in itertools.zip_longest(a, b, fillvalue=Fraction(0))])
-
-
-def _pmul(a: Poly, b: Poly) -> Poly:
-    if not a or not b:
-        return ()
-    out = [Fraction(0)] * (len(a) + len(b) - 1)
-    for j, x in enumerate(a):
-        for k, y in enumerate(b):
-            out[j + k] += x * y
-    return _trim(out)
-
-
-def _pdivmod(a: Poly, b: Poly) -> tuple[Poly, Poly]:
-    rem, quo = list(a), [Fraction(0)] * max(1, len(a) - len(b) + 1)
-    while len(rem) >= len(b) and rem:
-        shift, factor = len(rem) - len(b), rem[-1] / b[-1]
-        quo[shift] = factor
-        for k, c in enumerate(b):
-            rem[k + shift] -= factor * c
-        rem = list(_trim(rem))
-    return _trim(quo), tuple(rem)
-
-
-def _pgcd(a: Poly, b: Poly) -> Poly:
-    while b:
-        a, b = b, _pdivmod(a, b)[1]
-    return tuple(c / a[-1] for c in a) if a else (Fraction(1),)
-
-
-def rational_form(e: Expr, var: str = "n") -> tuple[Poly, Poly] | None:
-    """(P, Q) with e = P/Q in lowest terms and Q monic, for log-free expressions in one variable."""
-    if isinstance(e, Num):
-        return ((e.value,) if e.value else ()), (Fraction(1),)
-    if isinstance(e, Var):
-        return ((Fraction(0), Fraction(1)), (Fraction(1),)) if e.name == var else None
-    if isinstance(e, (AltSign, Log)):
-        return None
-    if isinstance(e, Neg):
-        r = rational_form(e.arg, var)
-        return None if r is None else (tuple(-c for c in r[0]), r[1])
-    if isinstance(e, Pow):
-        r = rational_form(e.base, var)
-        p, q = (Fraction(1),), (Fraction(1),)
-        for _ in range(e.exponent if r is not None else 0):
-            p, q = _pmul(p, r[0]), _pmul(q, r[1])
-        return None if r is None else _reduce(p, q)
-    a, b = rational_form(e.left, var), rational_form(e.right, var)
-    if a is None or b is None:
-        return None
-    if e.op in "+-":
-        return _reduce(_padd(_pmul(a[0], b[1]), _pmul(b[0], a[1]), 1 if e.op == "+" else -1), _pmul(a[1], b[1]))
-    if e.op == "*":
-        return _reduce(_pmul(a[0], b[0]), _pmul(a[1], b[1]))
-    if not b[0]:
-        return None
-    return _reduce(_pmul(a[0], b[1]), _pmul(a[1], b[0]))
-
-
-def _reduce(p: Poly, q: Poly) -> tuple[Poly, Poly]:
-    if not p:
-        return (), (Fraction(1),)
-    g = _pgcd(p, q)
-    p, q = _pdivmod(p, g)[0], _pdivmod(q, g)[0]
-    lead = q[-1]
-    return tuple(c / lead for c in p), tuple(c / lead for c in q)
+def _coefficients(p) -> Poly:
+    out = [Fraction(0)] * (max(p.degrees()[0], -1) + 1)
+    for (k,), c in zip(p.monoms(), p.coeffs()):
+        out[k] = Fraction(int(c.p), int(c.q))
+    return tuple(out)
 
 
 @lru_cache(maxsize=65536)
 def _cached_form(e: Expr):
-    return rational_form(e, "n")
+    return univariate(e, "n")
 
 
 def ball_of(e: Expr, n):
@@ -306,8 +183,6 @@ def _horner(p: Poly, n):
 
 
 def _plain_horner(p: Poly, n):
-    from flint import arb, fmpq
-
     acc = arb(0)
     for c in reversed(p):
         acc = acc * n + arb(fmpq(c.numerator, c.denominator))

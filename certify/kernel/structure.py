@@ -38,7 +38,7 @@ from math import lcm, prod
 
 from ..expr import AltSign, BinOp, Expr, Neg, Num, Pow, Var, eval_exact, to_text, variables_of
 from ..model import AttentionLayer, FFNLayer, Head, Model
-from .polyid import affine_in, degrees, integer_polynomial, is_zero, simplified, substitute
+from .polyid import affine_in, degree, integer_polynomial, is_zero, simplified, substitute
 
 MAX_COMBOS = 4096
 MAX_FIN = 4096
@@ -302,11 +302,11 @@ def _lookup(layer: int, head: Head, coords: dict, first: int) -> HeadFact | None
         if _exact(coords[q]) is None:
             symbols.append(f"m{t}")
         score = BinOp("+", score, BinOp("*", Num(coef), BinOp("*", query, substitute(coords[k].pe, "i", Var("j")))))
-    deg = degrees(score, "j")
+    names = tuple(symbols) + ("i", "n")
+    deg = degree(score, "j", names + ("j",))
     if deg is None or deg[1] != 0 or deg[0] > 2:
         return None
     s0, s1, s2 = (substitute(score, "j", Num(Fraction(v))) for v in (0, 1, 2))
-    names = tuple(symbols) + ("i", "n")
     alpha = BinOp("/", BinOp("+", BinOp("-", s0, BinOp("*", Num(Fraction(2)), s1)), s2), Num(Fraction(-2)))
     if is_zero(alpha, names) or any(not is_zero(BinOp("-", alpha, substitute(alpha, m, Num(Fraction(0)))), names)
                                     for m in symbols):
