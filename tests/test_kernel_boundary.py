@@ -9,7 +9,7 @@ from pathlib import Path
 KERNEL = Path(__file__).resolve().parent.parent / "certify" / "kernel"
 ALLOWED = {"__future__", "dataclasses", "decimal", "fractions", "functools", "itertools", "math", "typing", "flint"}
 OUR_ALLOWED = {"errors", "expr", "model"}  # certify.<module> the kernel may use
-MAX_CODE_LINES = 1120  # the issue asks for ~800; see the note on issue 6 (lookup, distinct, grids)
+MAX_CODE_LINES = 1010  # the issue asks for ~800; measured 1006 (lookup, distinct, grids and flint normal forms; see README)
 
 
 def _code_lines(path: Path) -> int:

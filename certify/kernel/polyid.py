@@ -81,7 +81,7 @@ def simplified(e: Expr, names: tuple[str, ...] = ("i", "n")) -> Expr:
 def _poly_expr(p, names: tuple[str, ...]) -> Expr:
     total: Expr | None = None
     for monomial, coef in zip(p.monoms(), p.coeffs()):
-        factors = [Var(name) if k == 1 else Pow(Var(name), k) for name, k in zip(names, monomial) if k]
+        factors = [Var(name) if k == 1 else Pow(Var(name), int(k)) for name, k in zip(names, monomial) if k]
         c = Fraction(int(coef.p), int(coef.q))
         term: Expr = Num(c) if not factors or c not in (1, -1) else factors.pop(0)
         for factor in factors:
@@ -149,7 +149,7 @@ def univariate(e: Expr, var: str = "n") -> tuple[Poly, Poly] | None:
 def _coefficients(p) -> Poly:
     out = [Fraction(0)] * (max(p.degrees()[0], -1) + 1)
     for (k,), c in zip(p.monoms(), p.coeffs()):
-        out[k] = Fraction(int(c.p), int(c.q))
+        out[int(k)] = Fraction(int(c.p), int(c.q))
     return tuple(out)
 
 

@@ -1,0 +1,108 @@
+"""Kernel facts added for L-lookup / L-tiebreak-modulo heads: normal forms, grids, wide balls.
+
+Each fact is checked against brute force on concrete numbers, so a wrong rule fails here
+before it can make a certificate unsound.
+"""
+from __future__ import annotations
+
+from fractions import Fraction
+
+import pytest
+from flint import ctx
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from certify.expr import BinOp, Num, Var, eval_exact, parse_expr
+from certify.kernel.bounds import _pe_ball, _position_pieces, box_ball
+from certify.kernel.polyid import ball_of, degree, integer_polynomial, is_zero, simplified
+from certify.kernel.structure import Coord, _add, _finite, _scaled, pe_grid
+
+
+def expr(text: str):
+    return parse_expr(text, variables=("i", "n"), allow_log=True)
+
+
+@pytest.mark.parametrize("text, zero", [("(n+1)^2 - n^2 - 2*n - 1", True), ("n/(n*n) - 1/n", True),
+                                       ("(i+1)*(i-1) - i^2 + 1", True), ("n^2 - n", False), ("1/n - 1/(n+1)", False)])
+def test_identities_are_exact(text, zero):
+    assert is_zero(expr(text), ("i", "n")) is zero
+
+
+@pytest.mark.parametrize("text, integral", [("n*(n+1)/2", True), ("i*(i-1)*(i-2)/6", True), ("n/2", False),
+                                           ("(n^2+n)/n", True), ("1/(n+1)", False), ("n^3/3 - n/3", True)])
+def test_integer_valued_polynomials(text, integral):
+    assert integer_polynomial(expr(text), ("i", "n")) is integral
+    if integral:  # brute force agrees
+        assert all(eval_exact(expr(text), {"i": i, "n": n}).denominator == 1 for i in range(-5, 6) for n in range(1, 8))
+
+
+def test_degrees_are_exact_after_cancellation():
+    e = expr("((i+1)*n^2*(2*i - 1))/((i+1)*n^2)")
+    assert degree(e, "n", ("i", "n")) == (0, 0) and degree(e, "i", ("i", "n")) == (1, 0)
+
+
+@pytest.mark.parametrize("text", ["-2/(-2*i*n^2 - 2*n^2)", "(i/n)^2*n^2", "3 - n", "1/2/(1*n^3)"])
+def test_simplified_is_the_same_function(text):
+    e = expr(text)
+    assert is_zero(BinOp("-", e, simplified(e)), ("i", "n"))
+
+
+@pytest.mark.parametrize("pe, grid", [("i/n", "n"), ("(i/n)^2", "n^2"), ("1/(i+1)", "i+1"), ("i/n^3", "n^3"),
+                                      ("1/((i+1)*(n+1))", "(i+1)*(n+1)"), ("i", "1")])
+def test_position_embedding_grids(pe, grid):
+    g = pe_grid(expr(pe))
+    assert g is not None and is_zero(BinOp("-", g, expr(grid)), ("i", "n"))
+    for n in range(1, 9):
+        for i in range(0, n + 1):
+            assert (eval_exact(expr(pe), {"i": i, "n": n}) * eval_exact(g, {"i": i, "n": n})).denominator == 1
+
+
+def test_alternating_sign_has_no_grid_claim_beyond_integers():
+    g = pe_grid(expr("(-1)^i"))
+    assert g is None or all(eval_exact(g, {"i": i, "n": 3}).denominator == 1 for i in range(4))
+
+
+def _holds(coord: Coord, value: Fraction, i: int, n: int) -> bool:
+    """value·G − offset ∈ Z, the claim a grid coordinate makes."""
+    g = eval_exact(coord.grid, {"i": i, "n": n})
+    return (value * g - coord.offset).denominator == 1
+
+
+@settings(max_examples=200, deadline=None)
+@given(k=st.integers(-50, 50), b=st.sampled_from([0, 1]), i=st.integers(0, 20), n=st.integers(1, 20),
+       coef=st.sampled_from([Fraction(1), Fraction(-1), Fraction(1, 2), Fraction(3, 2), Fraction(2)]))
+def test_sums_and_scalings_keep_offsets_sound(k, b, i, n, coef):
+    """u = (k + 1/2)/(i+1) has grid i+1 and offset 1/2; u + b and coef·u must keep a true claim
+    (the old rule dropped the offset on a sum and claimed the sum was on the grid)."""
+    u = Coord(grid=expr("i+1"), offset=Fraction(1, 2))
+    u_value = (Fraction(k) + Fraction(1, 2)) / (i + 1)
+    total = _add(u, _finite([0, 1], 0))
+    assert total.grid is not None and _holds(total, u_value + b, i, n)
+    scaled = _scaled(u, coef)
+    assert scaled.grid is not None and _holds(scaled, coef * u_value, i, n)
+
+
+def test_exact_position_embedding_scaled_by_a_half_gets_an_offset():
+    """(1/2)·w with w = 1/((i+1)(n+1)): on the grid (i+1)(n+1) it sits at 1/2 (so it is never 0)."""
+    w = Coord(pe=expr("1/((i+1)*(n+1))"), grid=expr("(i+1)*(n+1)"))
+    half = _scaled(w, Fraction(1, 2))
+    assert half.offset == Fraction(1, 2) and is_zero(BinOp("-", half.grid, expr("(i+1)*(n+1)")), ("i", "n"))
+
+
+def test_wide_boxes_of_n_stay_positive():
+    """Midpoint-radius products lose the sign of n^3 + n^2 on [4099, 8198]; the kernel must not."""
+    with ctx.workprec(128):
+        n = box_ball(4099, 8198)
+        assert ball_of(expr("n^3 + n^2"), n) > 0
+        assert ball_of(expr("1/(8*n^2*(n+1))"), n) > 0
+        tau = expr("1/(8*n^2*(n+1)*log(n+2))")
+        from certify.expr import eval_ball
+        assert eval_ball(tau, {"n": n}) > 0
+
+
+def test_positions_up_to_10_to_the_12_do_not_reach_a_pole():
+    with ctx.workprec(128):
+        pieces = _position_pieces(0, 10**12)
+        assert all(p.lower() > -1 for p in pieces) and any(p.upper() >= 10**12 for p in pieces)
+        ball = _pe_ball(expr("1/(i+1)"), {"i": pieces, "n": box_ball(10**12 - 5, 10**12)})
+        assert ball.upper() >= 1 and -10**-8 < ball.lower() <= 10**-12  # no pole, a true (if loose) hull
