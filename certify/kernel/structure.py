@@ -269,7 +269,7 @@ def classify_head(layer: int, head: Head, coords: dict, first: int) -> HeadFact:
         try:
             return _ziggurat(layer, head, coords, qexact, first)
         except Unsupported:
-            fact = _distinct(layer, head, coords, first)
+            fact = _distinct(layer, head, coords, first) or _lookup(layer, head, coords, first)
             if fact is None:
                 raise
             return fact
@@ -331,8 +331,9 @@ def _lookup(layer: int, head: Head, coords: dict, first: int) -> HeadFact | None
 def _distinct(layer: int, head: Head, coords: dict, first: int) -> HeadFact | None:
     """L-tiebreak with arbitrary other terms: the exact-query, affine-key terms give the lattice step
     A(n); every other term is c·(m/G_q)·(z/G_k) with integers m, z, so it moves score/A by an integer
-    multiple of U = c/(A·G_q·G_k).  If every U is a multiple of one M(n) > key distance, score/A ≡ ±j
-    (mod M): all visible scores differ by non-zero multiples of |A| (a unique maximum, c = 1)."""
+    multiple of U = c/(A·G_q·G_k).  If every U is a multiple of one integer M(n) > key distance,
+    score/A ≡ ±j (mod M): all visible scores differ by non-zero multiples of |A| (a unique maximum,
+    c = 1).  (A fractional M would let two keys sit |A|/2 apart.)"""
     step: Expr = Num(Fraction(0))
     units = []
     for q, k, coef in head.score:
@@ -349,8 +350,9 @@ def _distinct(layer: int, head: Head, coords: dict, first: int) -> HeadFact | No
     if is_zero(row_free, ("n",)) or not is_zero(BinOp("-", step, row_free), ("i", "n")) or not units:
         return None
     units = [simplified(BinOp("/", Num(c), BinOp("*", row_free, BinOp("*", gq, gk)))) for c, gq, gk in units]
-    for modulus in units:
-        if all(integer_polynomial(BinOp("/", u, modulus), ("i", "n")) for u in units):
+    for modulus in units:  # M itself must be an integer: then score/A − (±j) is a multiple of M
+        if integer_polynomial(modulus, ("i", "n")) and all(
+                integer_polynomial(BinOp("/", u, modulus), ("i", "n")) for u in units):
             ends = apart_ends(modulus, head.visible, first)
             if ends:
                 return HeadFact(layer, head, "distinct", step=row_free, modulus=modulus, modulus_ends=ends,
