@@ -105,17 +105,22 @@ DYCK_ADVERSARIAL = [
 ]
 
 
-@pytest.fixture(scope="module")
-def dyck():
-    obj = _load_dict("dyck-2-bounded.json")
+def _proposed_and_derived(file: str, recheck_derived: bool) -> dict:
+    """The shipped model (its own τ) and the same weights without τ (the derived schedule), certified."""
+    obj = _load_dict(file)
     proposed = model_from_dict(obj)
     derived = model_from_dict(_without_temperature(obj))
     return {
         "model": proposed,
         "derived_model": derived,
         "claim": _certified_claim(proposed, 10**6),
-        "derived_claim": _certified_claim(derived, 10**6, recheck=False),
+        "derived_claim": _certified_claim(derived, 10**6, recheck=recheck_derived),
     }
+
+
+@pytest.fixture(scope="module")
+def dyck():
+    return _proposed_and_derived("dyck-2-bounded.json", recheck_derived=False)
 
 
 def test_dyck_heads_use_the_new_kinds(dyck):
@@ -190,16 +195,8 @@ def _past_future_words() -> list[str]:
 
 @pytest.fixture(scope="module")
 def past_future():
-    obj = _load_dict("ahat-past-vs-future-bounded.json")
-    proposed = model_from_dict(obj)
-    derived = model_from_dict(_without_temperature(obj))
-    return {
-        "model": proposed,
-        "derived_model": derived,
-        "claim": _certified_claim(proposed, 10**6),
-        "derived_claim": _certified_claim(derived, 10**6),
-        "formula": parse_formula(PAST_FUTURE),
-    }
+    return {**_proposed_and_derived("ahat-past-vs-future-bounded.json", recheck_derived=True),
+            "formula": parse_formula(PAST_FUTURE)}
 
 
 def test_past_future_amplifier_combines_its_query(past_future):
