@@ -183,3 +183,42 @@ def test_unbounded_claim_only_for_all_uniform_models():
     forged.update(model_sha256=since.sha256, model_name=since.name)
     with pytest.raises(CheckFailure):
         check(forged, since)
+
+
+@pytest.fixture(scope="module")
+def dyck():
+    model = load_model(ROOT / "models" / "compiled" / "dyck-2-bounded.json")
+    return model, certify(model, 1, 200).certificate
+
+
+def _head_of_kind(cert: dict, kind: str) -> int:
+    return next(k for k, h in enumerate(cert["analysis"]["heads"]) if h["kind"] == kind)
+
+
+@pytest.mark.parametrize("kind, key, value", [
+    ("lookup", "step", lambda s: f"2*({s})"),
+    ("lookup", "level_size", 1),
+    ("lookup", "kind", "distinct"),
+    ("distinct", "step", lambda s: f"2*({s})"),
+    ("distinct", "modulus", lambda m: f"({m})/2"),
+    ("distinct", "level_size", 0),
+    ("distinct", "kind", "ziggurat"),
+])
+def test_lookup_and_distinct_records_are_checked(dyck, kind, key, value):
+    """The L-lookup and L-tiebreak-modulo facts of the Dyck-2 certificate are recomputed, not trusted."""
+    model, cert = dyck
+    assert check(cert, model).boxes == len(cert["boxes"])
+    bad = copy.deepcopy(cert)
+    head = bad["analysis"]["heads"][_head_of_kind(cert, kind)]
+    head[key] = value(head[key]) if callable(value) else value
+    with pytest.raises(CheckFailure):
+        check(bad, model)
+
+
+def test_equal_rewritten_lookup_step_is_accepted(dyck):
+    """A recorded expression may be any equal form (exact identity test), not only the kernel's text."""
+    model, cert = dyck
+    good = copy.deepcopy(cert)
+    head = good["analysis"]["heads"][_head_of_kind(cert, "lookup")]
+    head["step"] = f"(n+1)/(n+1)*({head['step']})"
+    assert check(good, model).boxes == len(cert["boxes"])
