@@ -428,3 +428,21 @@ def test_even_lookup_is_a_lookup_and_its_certificate_survives_brute_force():
     for w in words:
         assert hard_run(model, w).decisions == (_lookup_reference(w),), "".join(w)
     assert assert_certificate_holds(model, claim, words) == len(words)
+
+
+@pytest.mark.parametrize("scheme", ["bounded", "unbounded"])
+@pytest.mark.parametrize("text", ["#future['a'] > #future['b']", "#past['a'] + 2*#future['b'] >= #past['c'] + 1"])
+def test_compiled_future_comparisons_certify_and_hold(scheme, text):
+    """Future counts in both schemes: the amplifier's combined query (u + c·w, normalised by the
+    first coefficient) is never 0, so the head is homogeneous; the certificate survives brute force."""
+    from proofs.constructions.compiler import compile_formula
+
+    alphabet = ("a", "b", "c")
+    model = model_from_dict(compile_formula(parse_formula(text), alphabet, scheme))
+    outcome = certify(model, 1, 200)
+    assert outcome.verdict == "certified", outcome.reason
+    words = list(words_up_to(alphabet, 1, 4, budget=120, random_words=3, random_max=30, seed=4))
+    assert assert_certificate_holds(model, outcome.certificate["claim"], words) > 0
+    formula = parse_formula(text)
+    for word in words:
+        assert hard_run(model, word).decisions[-1] == evaluate(formula, word)[-1]

@@ -450,10 +450,12 @@ def _gap(layer: int, head: Head, coords: dict, queries: list, qconst: list, firs
         query, nonzero = None, any(w for _, w in terms)
     else:
         query = coords[next(iter(qdims))] if len(qdims) == 1 else None
-        if query is None and len(kdims) == 1:  # (Σ coef·q)_i · K(j): one combined query factor
+        if query is None and len(kdims) == 1:  # g·(Σ (coef/g)·q)_i · K(j): one combined query factor
+            g = head.score[0][2]
             for q, _, coef in head.score:
-                query = _scaled(coords[q], coef) if query is None else _add(query, _scaled(coords[q], coef))
-            terms = [(next(iter(kdims)), Fraction(1))]
+                part = _scaled(coords[q], coef / g)
+                query = part if query is None else _add(query, part)
+            terms = [(next(iter(kdims)), g)]
         nonzero = query is not None and (query.offset != 0 or query.fin is not None and 0 not in query.fin)
     keyed = _key_delta(head, coords, terms)
     if keyed is not None and (constant or query is not None and (query.fin is not None or query.grid is not None)):
