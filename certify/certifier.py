@@ -197,6 +197,9 @@ def certify(model: Model, n_min: int, n_max: int, tau: Expr | None = None, cfg: 
         proposed = derive_schedule(model, st, boxes, cfg)
         if proposed is None:
             return _unproved(model, "no temperature of the form κ·shape(n) passes the bounds", None, n_min, n_max)
+    # the checker parses the recorded text: bound exactly that expression tree, so both compute
+    # the same balls (an equal but differently built τ can round its last recorded digit differently)
+    proposed = parse_expr(to_text(proposed), variables=("n",), allow_log=True)
     reports, why = check_schedule(model, st, proposed, boxes, cfg, progress)
     if why:
         return _unproved(model, why, proposed, n_min, n_max)

@@ -222,3 +222,24 @@ def test_equal_rewritten_lookup_step_is_accepted(dyck):
     head = good["analysis"]["heads"][_head_of_kind(cert, "lookup")]
     head["step"] = f"(n+1)/(n+1)*({head['step']})"
     assert check(good, model).boxes == len(cert["boxes"])
+
+
+def test_derived_schedule_certificate_checks_even_when_its_text_parses_to_another_tree():
+    """Found by a random sweep: the derived τ = κ·shape was bounded as built (6350/9 over log(n+2)),
+    the checker re-parsed its text into a different tree whose ball rounded the last recorded digit
+    of a box's τ differently; the certifier now bounds the parsed text itself."""
+    spec = {"format": "hardsoft.model/1", "name": "sweep-tau-text", "alphabet": ["a", "b", "c"], "bos": None,
+            "dims": ["one", "w1", "t0", "w0", "t1", "pos", "t2"],
+            "embed": {"token": {"a": {"t0": 1}, "b": {"t1": "5/3"}, "c": {"t2": 1, "pos": 1}},
+                      "position": {"one": "1", "pos": "i/(n+1)", "w0": "(i^3)+((1)+((-1)^i*i))", "w1": "2"}},
+            "layers": [{"type": "attention", "heads": [{"name": "h0", "hard": "average", "visible": "j>=i",
+                                                       "score": [["t1", "t1", -2.0], ["t1", "t1", "3/2"]],
+                                                       "value": [["w0", "t1", "2/3"]]}]},
+                       {"type": "attention", "heads": [{"name": "h1", "hard": "average", "visible": "j>=i",
+                                                       "score": [["t2", "t1", 1.5]],
+                                                       "value": [["w0", "w0", 2], ["w0", "t1", "1/2"]]}]}],
+            "output": {"dim": "pos", "position": "first", "threshold": "11/5"}}
+    model = model_from_dict(spec)
+    outcome = certify(model, 1, 150)
+    assert outcome.verdict == "certified"
+    assert check(outcome.certificate, model).boxes == len(outcome.certificate["boxes"])
