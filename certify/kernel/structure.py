@@ -238,13 +238,19 @@ def _scaled(src: Coord, coef: Fraction) -> Coord:
                  at_bos=None if src.at_bos is None else coef * src.at_bos, grid=grid, offset=offset)
 
 
+def _combination(terms, coords: dict, start: Coord | None = None) -> Coord:
+    """Σ coef·x[dim] over (dim, coef) terms, added to ``start``."""
+    acc = start
+    for dim, coef in terms:
+        part = _scaled(coords[dim], coef)
+        acc = part if acc is None else _add(acc, part)
+    return acc
+
+
 def _value_table(head: Head, coords: dict) -> dict:
     """out dim → combined value coordinate Σ coef·x[in] of one key."""
-    table: dict = {}
-    for out, dim, coef in head.value:
-        scaled = _scaled(coords[dim], coef)
-        table[out] = _add(table[out], scaled) if out in table else scaled
-    return table
+    outs = dict.fromkeys(out for out, _, _ in head.value)
+    return {o: _combination([(d, c) for out, d, c in head.value if out == o], coords) for o in outs}
 
 
 def _exact(c: Coord) -> Expr | None:
@@ -299,7 +305,7 @@ def _lookup(layer: int, head: Head, coords: dict, first: int) -> HeadFact | None
         query = _symbolic(coords[q], f"m{t}")
         if query is None:
             return None
-        if _exact(coords[q]) is None:
+        if f"m{t}" in variables_of(query):
             symbols.append(f"m{t}")
         score = BinOp("+", score, BinOp("*", Num(coef), BinOp("*", query, substitute(coords[k].pe, "i", Var("j")))))
     names = tuple(symbols) + ("i", "n")
@@ -339,8 +345,9 @@ def _distinct(layer: int, head: Head, coords: dict, first: int) -> HeadFact | No
     for q, k, coef in head.score:
         query, key = coords[q], coords[k]
         line = affine_in(key.pe, "i") if key.pe is not None else None
-        if _exact(query) is not None and line is not None:
-            step = BinOp("+", step, BinOp("*", BinOp("*", Num(coef), _exact(query)), line[0]))
+        exact = _exact(query)
+        if exact is not None and line is not None:
+            step = BinOp("+", step, BinOp("*", BinOp("*", Num(coef), exact), line[0]))
             continue
         gq, gk = integral_grid(query), integral_grid(key)
         if gq is None or gk is None or "i" in variables_of(gk):
@@ -452,9 +459,7 @@ def _gap(layer: int, head: Head, coords: dict, queries: list, qconst: list, firs
         query = coords[next(iter(qdims))] if len(qdims) == 1 else None
         if query is None and len(kdims) == 1:  # g·(Σ (coef/g)·q)_i · K(j): one combined query factor
             g = head.score[0][2]
-            for q, _, coef in head.score:
-                part = _scaled(coords[q], coef / g)
-                query = part if query is None else _add(query, part)
+            query = _combination([(q, coef / g) for q, _, coef in head.score], coords)
             terms = [(next(iter(kdims)), g)]
         nonzero = query is not None and (query.offset != 0 or query.fin is not None and 0 not in query.fin)
     keyed = _key_delta(head, coords, terms)
@@ -565,9 +570,7 @@ def _relu_grid(layer: FFNLayer, coords: dict, d: str) -> Coord:
         c = sum((coef for e, coef in u.outputs if e == d), Fraction(0))
         if not c:
             continue
-        h = _finite([u.bias], u.bias)
-        for dim, coef in u.inputs:
-            h = _add(h, _scaled(coords[dim], coef))
+        h = _combination(u.inputs, coords, start=_finite([u.bias], u.bias))
         if h.grid is None:
             return Coord()
         acc = _add(acc, _scaled(Coord(grid=integral_grid(h)), c))
