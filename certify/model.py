@@ -3,23 +3,25 @@
 Everything a model says is checked here, before any work, and every rejection is
 one :class:`ModelError` naming the key path.  Numbers become exact ``Fraction``s
 (a JSON decimal is the decimal it spells, never a binary float); expressions
-become ASTs from :mod:`certify.expr`.  This module imports nothing else of ours
-except the error types and the expression parser, so every other layer can
-depend on it.
+become ASTs from :mod:`certify.expr`, and a position embedding must be defined at
+every position of every length (decided exactly by :mod:`certify.domain`).  This
+module imports nothing else of ours except the error types, the expression parser
+and that decision, so every other layer can depend on it.
 """
 from __future__ import annotations
 
 import hashlib
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from decimal import Decimal, InvalidOperation
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
 from .errors import ExprError, ModelError
-from .expr import Expr, eval_exact, has_log, parse_expr
+from .domain import first_undefined
+from .expr import Expr, eval_exact, has_log, parse_expr, to_text
 
 FORMAT = "hardsoft.model/1"
 MAX_FILE_BYTES = 16 * 2**20
@@ -85,7 +87,7 @@ class Model:
     layers: tuple[Layer, ...]
     output: Output
     temperature: Expr | None
-    sha256: str  # of the file's bytes, as certificates cite it
+    sha256: str  # of the canonical content (canonical_content), as certificates cite it
 
     def __hash__(self) -> int:
         return hash(self.sha256)
@@ -172,9 +174,15 @@ def load_model(path: str | Path) -> Model:
         size = p.stat().st_size
     except OSError as exc:
         raise ModelError("", f"cannot read {path}: {exc.strerror}") from None
+    if p.is_dir():
+        raise ModelError("", f"cannot read {path}: it is a directory, not a model file")
     if size > MAX_FILE_BYTES:
         raise ModelError("", f"file larger than {MAX_FILE_BYTES // 2**20} MiB")
-    return parse_model_bytes(p.read_bytes())
+    try:
+        data = p.read_bytes()
+    except OSError as exc:
+        raise ModelError("", f"cannot read {path}: {exc.strerror}") from None
+    return parse_model_bytes(data)
 
 
 def parse_model_bytes(data: bytes) -> Model:
@@ -191,7 +199,7 @@ def parse_model_bytes(data: bytes) -> Model:
         raise ModelError("", f"invalid JSON: {str(exc).splitlines()[0][:200]}") from None
     except RecursionError:
         raise ModelError("", "invalid JSON: nesting too deep") from None
-    return parse_model(obj, hashlib.sha256(data).hexdigest())
+    return parse_model(obj)
 
 
 def _safe_int(text: str) -> int | RejectedNumber:
@@ -223,7 +231,7 @@ def _check_nesting(text: str, limit: int = 64) -> None:
 
 
 def model_from_dict(obj: dict) -> Model:
-    """Validate an in-memory model (e.g. from the compiler); hash of its canonical JSON."""
+    """Validate an in-memory model (e.g. from the compiler) exactly as if read from its file."""
     data = dumps_model(obj).encode()
     return parse_model_bytes(data)
 
@@ -257,7 +265,8 @@ def _no_extra(obj: dict, allowed: set[str], path: str) -> None:
             raise ModelError(_join(path, key), "unknown key")
 
 
-def parse_model(obj: Any, sha256: str = "") -> Model:
+def parse_model(obj: Any) -> Model:
+    """Validate a parsed JSON object; the model's hash is over its canonical content."""
     if not isinstance(obj, dict):
         raise ModelError("", "top level must be a JSON object")
     _no_extra(obj, {"format", "name", "description", "alphabet", "bos", "dims", "embed", "layers", "output",
@@ -307,7 +316,13 @@ def parse_model(obj: Any, sha256: str = "") -> Model:
             text = str(parse_number(text, path))
         if not isinstance(text, str):
             raise ModelError(path, "expected an expression string")
-        position_embed.append((d, _expr(text, path, allow_log=False)))
+        expr = _expr(text, path, allow_log=False)
+        undefined = first_undefined(expr, 0 if bos else 1)
+        if undefined is not None:
+            i, n = undefined
+            raise ModelError(path, f"undefined at i={i}, n={n}: division by zero "
+                                   f"(a position embedding must be defined at every position of every length)")
+        position_embed.append((d, expr))
     layers_list = _get(obj, "layers", "", list)
     if len(layers_list) > MAX_LAYERS:
         raise ModelError("layers", f"more than {MAX_LAYERS} layers")
@@ -335,8 +350,57 @@ def parse_model(obj: Any, sha256: str = "") -> Model:
         if not isinstance(t, str):
             raise ModelError("temperature", "expected an expression string in n")
         temperature = _expr(t, "temperature", allow_log=True, variables=("n",))
-    return Model(name, description, alphabet, bos, dims, token_embed, tuple(position_embed), layers, output,
-                 temperature, sha256)
+    model = Model(name, description, alphabet, bos, dims, token_embed, tuple(position_embed), layers, output,
+                  temperature, "")
+    return replace(model, sha256=content_sha256(model))
+
+
+def canonical_content(model: Model) -> dict:
+    """What the model means, as plain JSON: numbers as reduced fractions, expressions in the
+    parser's canonical text, maps with sorted keys, free text (``description``) left out.
+
+    Certificates cite the hash of this, not of the file's bytes: re-indenting a model,
+    editing its description or writing 0.5 as "1/2" keeps its certificate valid, while
+    any change of a weight, a name, an order or a threshold changes the hash.
+    """
+    def vec(pairs) -> dict:
+        return {d: _fraction_text(c) for d, c in sorted(pairs)}
+
+    def triples(items) -> list:
+        return [[a, b, _fraction_text(c)] for a, b, c in items]
+
+    def layer(item: Layer) -> dict:
+        if isinstance(item, AttentionLayer):
+            return {"type": "attention", "heads": [
+                {"name": h.name, "hard": h.hard, "visible": h.visible, "score": triples(h.score),
+                 "value": triples(h.value)} for h in item.heads]}
+        return {"type": "ffn", "hidden": [{"in": vec(u.inputs), "bias": _fraction_text(u.bias), "out": vec(u.outputs)}
+                                          for u in item.units]}
+
+    return {
+        "content": "hardsoft.model-content/1",
+        "format": FORMAT,
+        "name": model.name,
+        "alphabet": list(model.alphabet),
+        "bos": model.bos,
+        "dims": list(model.dims),
+        "embed": {"token": {sym: vec(model.token_embed[sym]) for sym in sorted(model.token_embed)},
+                  "position": {d: to_text(e) for d, e in sorted(model.position_embed, key=lambda p: p[0])}},
+        "layers": [layer(item) for item in model.layers],
+        "output": {"dim": model.output.dim, "position": model.output.position,
+                   "threshold": _fraction_text(model.output.threshold)},
+        "temperature": None if model.temperature is None else to_text(model.temperature),
+    }
+
+
+def content_sha256(model: Model) -> str:
+    """SHA-256 of :func:`canonical_content` as sorted-key, whitespace-free JSON."""
+    text = json.dumps(canonical_content(model), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def _fraction_text(v: Fraction) -> str:
+    return str(v.numerator) if v.denominator == 1 else f"{v.numerator}/{v.denominator}"
 
 
 def _missing(path: str, key: str):

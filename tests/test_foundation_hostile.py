@@ -203,30 +203,41 @@ def test_file_over_16_mib_is_refused_before_parsing(tmp_path):
     assert "16 MiB" in proc.stderr
 
 
-# ------------------------------------------------------------------ undefined at some position (run time)
+# ------------------------------------------------------------------ undefined at some position
 
-DIV_MODEL = replaced('"pos": "i/n"', '"pos": "1/(i-2)"')
+@pytest.mark.parametrize("pe, where", [
+    ("1/(i-2)", "i=2, n=2"),  # defined for n = 1 only: still invalid (a model is a claim about every n)
+    ("1/(i-1)", "i=1, n=1"),
+    ("1/(n-1000)", "i=1, n=1000"),  # fine for every n < 1000: sampling short words would miss it
+    ("1/(2*i-n)", "i=1, n=2"),
+    ("1/(i*n-6)", "i=2, n=3"),
+    ("1/(1+(-1)^i)", "i=1, n=1"),
+    ("i/(3*i-2*n-1000001)", "embed.position.pos: undefined at i="),  # first zero at i = n = 1000001
+])
+def test_pe_undefined_at_some_position_is_invalid(pe, where, capsys, tmp_path):
+    """Decided exactly on the denominators (every n >= 1), so validate-model and run refuse it up front."""
+    text = replaced('"pos": "i/n"', '"pos": "%s"' % pe)
+    check_rejected(capsys, tmp_path, text, "embed.position.pos", where)
+    check_rejected(capsys, tmp_path, text, "embed.position.pos", where, command=("run",), extra=("b",))
 
 
-@pytest.mark.parametrize("options", [(), ("--tau", "1"), ("--tau", "1", "--precision", "float64"),
-                                     ("--tau", "1", "--precision", "float32")])
-def test_pe_division_by_zero_names_dim_and_position(options, capsys, tmp_path):
-    """"1/(i-2)" is defined for n = 1 and undefined at i = 2 for every n >= 2, in every number system."""
-    path = tmp_path / "div.json"
-    path.write_text(DIV_MODEL)
-    assert certify_main(["validate-model", str(path)]) == 0  # valid for some n: an error only at run time
-    assert certify_main(["run", str(path), "b", *options]) == 0
-    capsys.readouterr()
-    for word in ("ba", "bacab"):
-        check_rejected(capsys, tmp_path, DIV_MODEL, "embed.position.pos", "i=2", command=("run",),
-                       extra=(word, *options))
+@pytest.mark.parametrize("pe", ["i/n", "1/(i+1)", "1/(n-i+1)", "1/(i^2+n^2+1)", "1/(n^3-7)", "1/(2*i-2*n-1)",
+                                "(1+(-1)^i)/(2+(-1)^i)"])
+def test_pe_defined_everywhere_is_valid(pe, capsys, tmp_path):
+    path = tmp_path / "ok.json"
+    path.write_text(replaced('"pos": "i/n"', '"pos": "%s"' % pe))
+    assert certify_main(["validate-model", str(path)]) == 0, capsys.readouterr().err
 
 
 def test_pe_division_by_zero_at_bos_position(capsys, tmp_path):
-    """With a BOS symbol the PE is evaluated at i = 0 too: "1/i" is undefined there for every n."""
+    """With a BOS symbol the PE is evaluated at i = 0 too: "1/i" is undefined there for every n,
+    while without BOS "1/i" is defined at every position 1..n."""
     text = edited(lambda m: (m.__setitem__("bos", "<s>"), m["embed"]["token"].__setitem__("<s>", {}),
                              m["embed"]["position"].__setitem__("pos", "1/i")))
-    check_rejected(capsys, tmp_path, text, "embed.position.pos", "i=0", command=("run",), extra=("ab",))
+    check_rejected(capsys, tmp_path, text, "embed.position.pos", "i=0, n=1", command=("run",), extra=("ab",))
+    path = tmp_path / "no-bos.json"
+    path.write_text(replaced('"pos": "i/n"', '"pos": "1/i"'))
+    assert certify_main(["validate-model", str(path)]) == 0
 
 
 @pytest.mark.parametrize("tau", ["0", "-1", "1/(n-2)", "1/log(n-1)", "log(n-2)", "i", "__import__('os')", "1e400"])
