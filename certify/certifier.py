@@ -182,13 +182,15 @@ def derive_schedule(model: Model, st: Structure, boxes: list[tuple[int, int]], c
     return _scaled(lo, shape)
 
 
-def certify(model: Model, n_min: int, n_max: int, tau: Expr | None = None, cfg: CertifyConfig = CertifyConfig(),
-            progress: Progress = _no_progress) -> Outcome:
+def certify(model: Model, n_min: int, n_max: int | str, tau: Expr | None = None, cfg: CertifyConfig = CertifyConfig(),
+            progress: Progress = _no_progress, derive: bool = False) -> Outcome:
+    """Prove soft = hard on [n_min, n_max] at ``tau``, else the model's proposed temperature, else a
+    derived schedule; ``derive`` ignores the model's proposal (so a file need not be edited to ask)."""
     try:
         st = analyse(model)
     except Unsupported as exc:
         return _unproved(model, str(exc), tau, n_min, n_max)
-    proposed = tau if tau is not None else model.temperature
+    proposed = tau if tau is not None else None if derive else model.temperature
     if n_max == "inf":
         return _certify_unbounded(model, st, proposed, n_min)
     boxes = cover(n_min, n_max, cfg.cover)
@@ -272,8 +274,8 @@ def certificate_text(cert: dict) -> str:
     return json.dumps(cert, indent=1, sort_keys=False) + "\n"
 
 
-def parse_nmax(text: str) -> int | str:
-    """``1e6``, ``1000000``, ``2^20`` or ``inf``."""
+def parse_nmax(text: str, flag: str = "--nmax") -> int | str:
+    """``1e6``, ``1000000``, ``2^20`` or ``inf``; errors name ``flag``."""
     from .errors import UserError
 
     t = text.strip().lower()
@@ -291,7 +293,7 @@ def parse_nmax(text: str) -> int | str:
     except ValueError:
         value = None
     if value is None or Fraction(value).denominator != 1 or value < 1:
-        raise UserError(f"--nmax: {text!r} is not a positive integer (examples: 1e6, 1000000, 2^20, inf)")
+        raise UserError(f"{flag}: {text!r} is not a positive integer (examples: 1e6, 1000000, 2^20, inf)")
     return int(value)
 
 

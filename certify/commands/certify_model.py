@@ -2,99 +2,39 @@
 from __future__ import annotations
 
 import json
-import sys
-from pathlib import Path
 
-from ..certifier import certificate_text, certify, parse_nmax, parse_tau
+from ..api import certify_model
+from ..certifier import parse_nmax
 from ..errors import UserError
-from ..model import load_model
-
-EXIT = {"certified": 0, "refuted": 1, "not proved": 2}
+from .progress import Progress
 
 
 def add_arguments(p) -> None:
-    p.add_argument("model", help="model.json v1 file")
-    p.add_argument("--nmax", default="1e6", help="largest input length: 1e6, 1000000, 2^20 or inf (default 1e6)")
-    p.add_argument("--nmin", default="1", help="smallest input length (default 1)")
-    p.add_argument("--tau", help="temperature schedule τ(n) to check (default: the model's, else derived)")
-    p.add_argument("--out", help="write the certificate (JSON) to this file")
-    p.add_argument("--json", action="store_true", help="one JSON object on stdout")
+    p.add_argument("model", metavar="MODEL.json", help="model.json v1 file")
+    p.add_argument("--nmax", default="1e6", metavar="N", help="largest input length: 1e6, 1000000, 2^20 or inf (default 1e6)")
+    p.add_argument("--nmin", default="1", metavar="N", help="smallest input length (default 1)")
+    p.add_argument("--tau", metavar="EXPR", help="temperature schedule τ(n) to check (default: the model's, else derived)")
+    p.add_argument("--derive", action="store_true",
+                   help="derive the schedule even if the model proposes a temperature (conflicts with --tau)")
+    p.add_argument("--out", metavar="CERT.json", help="write the certificate (JSON) to this file")
+    p.add_argument("--json", action="store_true", help="one JSON object on stdout (certify/schemas/certify.json)")
+    p.add_argument("--quiet", action="store_true", help="no progress on stderr")
 
 
 def main(args) -> int:
-    model = load_model(args.model)
-    n_max = parse_nmax(args.nmax)
-    n_min = parse_nmax(args.nmin)
+    n_max = parse_nmax(args.nmax, "--nmax")
+    n_min = parse_nmax(args.nmin, "--nmin")
     if n_min == "inf":
-        raise UserError("--nmin must be finite")
-    if n_max != "inf" and n_max < n_min:
-        raise UserError(f"--nmax {n_max} is below --nmin {n_min}")
-    tau = parse_tau(args.tau) if args.tau else None
-    with _progress(enabled=sys.stderr.isatty() and not args.json) as progress:
-        outcome = certify(model, n_min, n_max, tau, progress=progress)
-    if outcome.certificate is not None and args.out:
-        try:
-            Path(args.out).write_text(certificate_text(outcome.certificate))
-        except OSError as exc:
-            raise UserError(f"--out: cannot write {args.out}: {exc.strerror}") from None
+        raise UserError("--nmin: must be finite")
+    with Progress(not args.quiet) as progress:
+        result = certify_model(args.model, n_max, n_min, args.tau, args.derive, progress)
+    if result.certificate is not None and args.out:
+        result.write(args.out)
     if args.json:
-        print(json.dumps(_json(outcome, args.out)))
+        print(json.dumps(result.to_json(args.out if result.certificate is not None else None)))
+    elif result.certified:
+        saved = f"; certificate written to {args.out}" if args.out else " (use --out FILE to save the certificate)"
+        print(f"certified: {result.claim.sentence()}{saved}")
     else:
-        print(_summary(model.name, outcome, n_min, n_max, args.out))
-    return EXIT[outcome.verdict]
-
-
-def _json(outcome, out: str | None) -> dict:
-    result = {"verdict": outcome.verdict}
-    if outcome.certificate is not None:
-        result["claim"] = outcome.certificate["claim"]
-        result["certificate"] = out if out else outcome.certificate
-    if outcome.counterexample is not None:
-        c = outcome.counterexample
-        result["counterexample"] = {"word": c.word, "n": c.n, "tau": c.tau, "position": c.position,
-                                    "hard_output": c.hard, "soft_output": c.soft}
-    if outcome.reason:
-        result["reason"] = outcome.reason
-    return result
-
-
-def _summary(name: str, outcome, n_min, n_max, out: str | None) -> str:
-    if outcome.verdict == "certified":
-        claim = outcome.certificate["claim"]
-        saved = f"; certificate written to {out}" if out else " (use --out FILE to save the certificate)"
-        bound = ("the soft output equals the hard output exactly" if claim["error_bound"] == "0"
-                 else f"output error ≤ {claim['error_bound']} < margin {claim['margin']}")
-        return (f"certified: {name}: soft = hard for every input of length {n_min}..{n_max} at τ(n) = {claim['tau']}"
-                f" ({bound}){saved}")
-    if outcome.verdict == "refuted":
-        return f"refuted: {name}: {outcome.reason}"
-    return f"not proved: {name}: {outcome.reason}"
-
-
-class _progress:
-    """A rich progress bar on stderr for long runs; silent when not on a terminal."""
-
-    def __init__(self, enabled: bool):
-        self.enabled = enabled
-        self.bar = None
-        self.task = None
-
-    def __enter__(self):
-        if self.enabled:
-            from rich.progress import Progress
-
-            self.bar = Progress(transient=True, console=None)
-            self.bar.start()
-        return self.update
-
-    def update(self, stage: str, done: int, total: int) -> None:
-        if self.bar is None:
-            return
-        if self.task is None:
-            self.task = self.bar.add_task(stage, total=total)
-        self.bar.update(self.task, description=stage, completed=done, total=total)
-
-    def __exit__(self, *exc):
-        if self.bar is not None:
-            self.bar.stop()
-        return False
+        print(f"{result.verdict}: {result.model}: {result.reason}")
+    return result.exit_code

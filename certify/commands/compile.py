@@ -5,17 +5,23 @@
     certify compile dyck --k 2 -o MODEL.json
     ... --check [--exhaustive 8 --random 500 --max-len 64 --seed 0 --soft 10]
 
+``--json`` prints one object (certify/schemas/compile.json): the model itself under
+``model`` and, when written, its path under ``model_path``; the check's result under
+``check``.  Progress of ``--check`` goes to stderr (``--quiet`` turns it off).
+
 Exit status: 0 compiled (and, with --check, the check passed); 1 the check found
 a counterexample; 3 invalid input (a formula that does not parse, a symbol not in
 the alphabet, ...).
 """
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
 from ..errors import UserError
-from ..model import dumps_model
+from ..model import dumps_model, model_from_dict
+from .progress import Progress
 
 TASKS = ("induction-head", "dyck")
 
@@ -38,6 +44,8 @@ def register(sub) -> None:
     p.add_argument("--seed", type=int, default=0, help="--check: random seed (default 0)")
     p.add_argument("--soft", type=int, default=10,
                    help="--check: compare the soft model at the proposed temperature on this many words (default 10)")
+    p.add_argument("--json", action="store_true", help="one JSON object on stdout (certify/schemas/compile.json)")
+    p.add_argument("--quiet", action="store_true", help="no progress on stderr")
     p.set_defaults(func=main)
 
 
@@ -75,32 +83,52 @@ def build_task(args):
 def main(args) -> int:
     for option in ("exhaustive", "random", "soft"):
         if getattr(args, option) < 0:
-            raise UserError(f"--{option.replace('_', '-')} must be >= 0")
+            raise UserError(f"--{option}: must be >= 0")
     if args.max_len < 1:
-        raise UserError("--max-len must be >= 1")
+        raise UserError("--max-len: must be >= 1")
     task = build_task(args)
     text = dumps_model(task.model)
-    from ..model import model_from_dict
-
     model_from_dict(task.model)  # the compiler's output must meet the v1 contract
     if args.output:
         try:
             Path(args.output).write_text(text)
         except OSError as exc:
-            raise UserError(f"cannot write {args.output}: {exc.strerror}") from None
-        print(f"wrote {args.output}: {len(task.model['layers'])} layers, {len(task.model['dims'])} dims, "
-              f"temperature {task.model['temperature']}")
-    elif not args.check:
-        sys.stdout.write(text)
-    if not args.check:
-        return 0
-    from proofs.constructions.check import check
+            raise UserError(f"--output: cannot write {args.output}: {exc.strerror}") from None
+    result = None
+    if args.check:
+        from proofs.constructions.check import check
 
-    result = check(task, args.exhaustive, args.random, args.max_len, args.seed, args.soft)
+        with Progress(not args.quiet) as progress:
+            result = check(task, args.exhaustive, args.random, args.max_len, args.seed, args.soft, progress)
+    if args.json:
+        print(json.dumps(_json(task.model, args.output, result)))
+    else:
+        _print(task.model, text, args, result)
+    return 0 if result is None or result.ok else 1
+
+
+def _json(model: dict, path: str | None, result) -> dict:
+    out = {"name": model["name"], "model": model, "layers": len(model["layers"]), "dims": len(model["dims"]),
+           "temperature": model.get("temperature"), "check": None}
+    if path:
+        out["model_path"] = path
+    if result is not None:
+        out["check"] = {"ok": result.ok, "hard_words": result.hard_words, "soft_words": result.soft_words,
+                        "counterexample": result.counterexample}
+    return out
+
+
+def _print(model: dict, text: str, args, result) -> None:
+    if args.output:
+        print(f"wrote {args.output}: {len(model['layers'])} layers, {len(model['dims'])} dims, "
+              f"temperature {model['temperature']}")
+    elif result is None:
+        sys.stdout.write(text)
+    if result is None:
+        return
     if not result.ok:
         print(f"check failed: {result.counterexample}")
-        return 1
+        return
     print(f"check passed: {result.hard_words} words (exhaustive up to length {args.exhaustive}, "
           f"{args.random} random up to length {args.max_len}) agree with the reference; soft model at "
-          f"temperature {task.model['temperature']} agrees with the hard model on {result.soft_words} words")
-    return 0
+          f"temperature {model['temperature']} agrees with the hard model on {result.soft_words} words")

@@ -21,7 +21,9 @@ def register(subparsers) -> None:
     p.add_argument("--xmax", default="n", help="activation bound x_max(n), expression in n (default n)")
     p.add_argument("--delta", default="1/4", help="target error delta <= 1, exact rational (default 1/4)")
     p.add_argument("--nmax", type=int, default=None, help="prove the schedule for n in [1, NMAX] (default 10^9)")
-    p.add_argument("--format", choices=["markdown", "latex", "json"], default="markdown")
+    p.add_argument("--format", choices=["markdown", "latex", "json"], default=None,
+                   help="markdown (default), latex (a standalone article) or json")
+    p.add_argument("--json", action="store_true", help="same as --format json (certify/schemas/derive.json)")
     p.set_defaults(func=main)
 
 
@@ -32,6 +34,9 @@ def main(args) -> int:
     from symbolic.render import RENDERERS
     from symbolic.schedule import Problem
 
+    if args.json and args.format not in (None, "json"):
+        raise UserError(f"--json: conflicts with --format {args.format}")
+    fmt = "json" if args.json else args.format or "markdown"
     K = rational(args.K, "K")
     L = args.L
     if args.model:
@@ -47,5 +52,5 @@ def main(args) -> int:
         cfg = dataclasses.replace(CONFIG, n_max=args.nmax, ratio_n=min(CONFIG.ratio_n, args.nmax))
     problem = Problem(L, K, parse_in_n(args.gamma, "gamma"), parse_in_n(args.xmax, "xmax"), rational(args.delta, "delta"))
     derivation = derive_theorem26(problem, {"gamma": args.gamma, "xmax": args.xmax}, cfg)
-    print(RENDERERS[args.format](derivation))
+    print(RENDERERS[fmt](derivation))
     return 0 if derivation.proved else 2

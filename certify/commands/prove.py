@@ -12,12 +12,15 @@ from pathlib import Path
 
 from certify.errors import UserError
 
+from .progress import Progress
+
 
 def register(subparsers) -> None:
     p = subparsers.add_parser("prove", help="prove the lemma library (and refute its negative controls)")
     p.add_argument("lemmas", nargs="*", metavar="LEMMA", help="lemma names (default: all)")
     p.add_argument("--all", action="store_true", help="every lemma")
-    p.add_argument("--json", action="store_true", help="print a JSON list of results")
+    p.add_argument("--json", action="store_true", help="a JSON list of results on stdout (certify/schemas/prove.json)")
+    p.add_argument("--quiet", action="store_true", help="no progress on stderr")
     p.add_argument("--emit-smt", metavar="DIR", help="write every query as a .smt2 file into DIR")
     p.set_defaults(func=main)
 
@@ -68,9 +71,12 @@ def main(args) -> int:
     if args.emit_smt:
         _emit(lemmas, args.emit_smt)
     rows = []
-    for lemma in lemmas:
-        rows.append(lemma.prove())
-        rows += [control.refute() for control in lemma.controls]
+    with Progress(not args.quiet) as progress:
+        for k, lemma in enumerate(lemmas):
+            progress("lemmas", k, len(lemmas))
+            rows.append(lemma.prove())
+            rows += [control.refute() for control in lemma.controls]
+        progress("lemmas", len(lemmas), len(lemmas))
     if args.json:
         print(json.dumps([r.as_json() for r in rows], indent=1))
     else:

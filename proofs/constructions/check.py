@@ -107,15 +107,22 @@ def _describe(model: Model, word, got, want) -> str:
     return f"word {format_word(model, word)!r}: outputs differ in length"
 
 
+def _no_progress(_stage: str, _done: int, _total: int) -> None:
+    return None
+
+
 def check(task: Task, exhaustive: int = 8, random_count: int = 500, max_len: int = 64, seed: int = 0,
-          soft: int = 10) -> CheckResult:
+          soft: int = 10, progress: Callable[[str, int, int], None] = _no_progress) -> CheckResult:
+    """``progress(stage, done, total)`` is called once a word (``certify compile --check`` shows it)."""
     model = model_from_dict(task.model)
     result = CheckResult(ok=True)
     checked = []
+    total = sum(len(task.alphabet) ** n for n in range(1, exhaustive + 1)) + random_count
     for w in words(task.alphabet, exhaustive, random_count, max_len, seed, task.sampler):
         got = hard_run(model, w).decisions
         want = tuple(task.reference(w))
         result.hard_words += 1
+        progress("hard words", result.hard_words, total)
         if got != want:
             result.ok = False
             result.counterexample = "hard model disagrees with the reference: " + _describe(model, w, got, want)
@@ -123,9 +130,11 @@ def check(task: Task, exhaustive: int = 8, random_count: int = 500, max_len: int
         checked.append((w, got))
     if model.temperature is None or soft <= 0:
         return result
-    for w, got in soft_sample(checked, soft):
+    sample = soft_sample(checked, soft)
+    for w, got in sample:
         s = soft_run(model, w, model.temperature).decisions
         result.soft_words += 1
+        progress("soft words", result.soft_words, len(sample))
         if s != got:
             result.ok = False
             result.counterexample = ("soft model at the proposed temperature disagrees with the hard model: "
