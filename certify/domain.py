@@ -39,6 +39,7 @@ from .expr import AltSign, BinOp, Expr, Neg, Num, Pow, Var, eval_exact
 
 SCAN_N = 64
 MAX_RANGE = 200_000
+UNDECIDED = "undecided"  # a factor none of the rules above decides (then the exact scan to SCAN_N runs)
 _CTX = fmpz_mpoly_ctx.get(("i", "n"), "lex")
 
 
@@ -54,18 +55,20 @@ def _first_undefined(e: Expr, first: int) -> tuple[int, int] | None:
     if not divisors:
         return None
     cases = ((1, 0), (-1, 1)) if _has_altsign(e) else ((None, None),)
-    found = []
+    found, undecided = [], False
     for sign, parity in cases:
         for d in divisors:
             numerator = _numerator(d, sign)
             if numerator.is_zero():  # identically zero divisor: undefined at the first position
                 found.append(_first_point(first, parity))
                 continue
-            _, factors = numerator.factor()
-            for factor, _mult in factors:
-                point = _factor_zero(factor, first, parity, e)
-                if point is not None:
+            for factor, _multiplicity in numerator.factor()[1]:
+                point = _factor_zero(factor, first, parity)
+                undecided |= point is UNDECIDED
+                if point not in (None, UNDECIDED):
                     found.append(point)
+    if undecided:
+        found.append(_scan(e, first))
     witnesses = [p for p in found if p is not None and _undefined_at(e, *p)]
     return min(witnesses, key=lambda p: (p[1], p[0])) if witnesses else None
 
@@ -131,7 +134,8 @@ def _fraction(e: Expr, sign: int | None):
     return a * d, b * c
 
 
-def _factor_zero(factor, first: int, parity: int | None, e: Expr) -> tuple[int, int] | None:
+def _factor_zero(factor, first: int, parity: int | None):
+    """A zero of the factor in the wedge, None when it has none, or UNDECIDED."""
     terms = {tuple(int(k) for k in m): int(c) for m, c in factor.to_dict().items()}
     deg_i = max(m[0] for m in terms)
     deg_n = max(m[1] for m in terms)
@@ -143,9 +147,7 @@ def _factor_zero(factor, first: int, parity: int | None, e: Expr) -> tuple[int, 
         return _solve_linear(terms, 0, first, parity)
     if deg_n == 1:
         return _solve_linear(terms, 1, first, parity)
-    if _one_signed(terms):
-        return None
-    return _scan(e, first, parity)
+    return None if _one_signed(terms) else UNDECIDED
 
 
 def _one_signed(terms: dict) -> bool:
@@ -153,23 +155,24 @@ def _one_signed(terms: dict) -> bool:
     return len(signs) == 1 and any(m[0] == 0 for m in terms)
 
 
-def _scan(e: Expr, first: int, parity: int | None) -> tuple[int, int] | None:
+def _scan(e: Expr, first: int) -> tuple[int, int] | None:
+    """The first undefined point with n <= SCAN_N, by exact evaluation (for factors not decided above)."""
     for n in range(1, SCAN_N + 1):
         for i in range(first, n + 1):
-            if (parity is None or i % 2 == parity) and _undefined_at(e, i, n):
+            if _undefined_at(e, i, n):
                 return (i, n)
     return None
 
 
-def _solve_linear(terms: dict, x: int, first: int, parity: int | None) -> tuple[int, int] | None:
+def _solve_linear(terms: dict, x: int, first: int, parity: int | None):
     """Integer zeros of A(y)·x + B(y) in the wedge; x is the variable of index ``x`` (0 = i, 1 = n)."""
     y = 1 - x
     A = _poly({m[y]: c for m, c in terms.items() if m[x] == 1})
     B = _poly({m[y]: c for m, c in terms.items() if m[x] == 0})
     y_min = 1 if y == 1 else first
     ranges = [range(y_min, _divisor_bound(A, B) + 1)] if len(A) > 1 else _constant_a_ranges(A[0], B, x, first, y_min)
-    if sum(len(r) for r in ranges) > MAX_RANGE:
-        return None
+    if sum(max(0, r.stop - r.start) for r in ranges) > MAX_RANGE:  # len() overflows past 2^63
+        return UNDECIDED
     for v in itertools.chain(*ranges):
         a = _value(A, v)
         if a == 0:
