@@ -14,11 +14,11 @@ __version__ = "0.1.0"
 # here, before the API's names are bound.
 from . import evaluate as _evaluators  # noqa: E402,F401
 from .api import (EXIT_INVALID, EXIT_NOT_PROVED, EXIT_OK, EXIT_REFUTED, CertificateSummary,  # noqa: E402
-                  CertifyResult, CheckFailureInfo, CheckReport, Claim, Evaluation, HeadProof,
-                  Obligation, Outputs, certify_model, check_certificate, evaluate, load_model, parse_schedule,
+                  CertifyResult, CheckFailureInfo, CheckReport, Claim, Evaluation, HeadProof, Obligation, Outputs,
+                  audit_certificate, certify_model, check_certificate, evaluate, load_model, parse_schedule,
                   read_certificate, run_hard, run_soft, summarize_certificate)
 
-API = ("load_model", "certify_model", "check_certificate", "evaluate", "run_hard", "run_soft",
+API = ("load_model", "certify_model", "check_certificate", "audit_certificate", "evaluate", "run_hard", "run_soft",
        "summarize_certificate", "read_certificate", "parse_schedule", "Claim", "CertifyResult",
        "CheckReport", "CheckFailureInfo", "Evaluation", "Outputs", "CertificateSummary", "HeadProof", "Obligation",
        "EXIT_OK", "EXIT_REFUTED", "EXIT_NOT_PROVED", "EXIT_INVALID")

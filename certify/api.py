@@ -21,7 +21,8 @@ from .errors import ExprError, UserError
 from .expr import Expr, parse_expr, to_text
 from .model import Model, format_word, load_model as _load_file, model_from_dict, parse_word
 
-if TYPE_CHECKING:  # certify.refute imports mpmath; `import certify` must stay free of the oracles
+if TYPE_CHECKING:  # certify.refute and certify.audit import mpmath; `import certify` must stay free of the oracles
+    from .audit import AuditResult
     from .refute import Counterexample
 
 EXIT_OK, EXIT_REFUTED, EXIT_NOT_PROVED, EXIT_INVALID = 0, 1, 2, 3
@@ -161,9 +162,6 @@ def certify_model(model: str | Path | Mapping | Model, n_max: int | str = 10**6,
     if tau is not None and derive:
         raise UserError("--derive: conflicts with --tau (derive a schedule, or check the given one)")
     schedule = parse_schedule(tau) if tau is not None else None
-    # Issue 14 hook (τ-positivity): a τ(n) that is not positive and defined on [n_min, n_max] is invalid
-    # input (exit 3).  The decision belongs to the kernel (certify/kernel/positivity.py, lead engineer);
-    # call it here once it is on main.  tests/test_user_cli.py::test_non_positive_tau_is_invalid_input (xfail).
     outcome = certify(m, n_min, n_max, schedule, progress=progress, derive=derive)
     return CertifyResult(outcome.verdict, m.name, n_min, n_max, None if outcome.tau is None else to_text(outcome.tau),
                          outcome.certificate, outcome.counterexample, outcome.reason)
@@ -182,7 +180,8 @@ class CheckFailureInfo:
 
 @dataclass(frozen=True)
 class CheckReport:
-    """``certify check``: valid (exit 0) or the first failing item (exit 1)."""
+    """``certify check``: valid (exit 0) or the first failing item (exit 1); with an audit
+    (:func:`audit_certificate`), a failed audit is exit 1 too."""
 
     valid: bool
     claim: Claim | None
@@ -190,10 +189,11 @@ class CheckReport:
     boxes: int = 0
     second_opinions: tuple[str, ...] = ()
     failure: CheckFailureInfo | None = None
+    audit: AuditResult | None = None  # certify.audit.AuditResult: words, statements, checks, failure, ok
 
     @property
     def exit_code(self) -> int:
-        return EXIT_OK if self.valid else EXIT_REFUTED
+        return EXIT_OK if self.valid and (self.audit is None or self.audit.ok) else EXIT_REFUTED
 
     def to_json(self) -> dict:
         out: dict = {"valid": self.valid, "claim": None if self.claim is None else _claim_json(self.claim)}
@@ -202,6 +202,13 @@ class CheckReport:
         else:
             f = self.failure
             out.update(item=f.item, expected=f.expected, found=f.found)
+        if self.audit is not None:
+            a = self.audit
+            out["audit"] = {"passed": a.ok, "words": a.words, "statements": a.statements, "checks": a.checks}
+            if a.failure is not None:
+                f = a.failure
+                out["audit"]["failure"] = {"fact": f.fact, "word": f.word, "n": f.n, "position": f.position,
+                                           "detail": f.detail}
         return out
 
 
@@ -253,6 +260,26 @@ def check_certificate(certificate: str | Path | Mapping, model: str | Path | Map
     except CheckFailure as exc:
         return CheckReport(False, claim, failure=CheckFailureInfo(exc.item, str(exc.expected), str(exc.found)))
     return CheckReport(True, claim, result.kernel_items, result.boxes, tuple(opinions))
+
+
+def audit_certificate(certificate: str | Path | Mapping, model: str | Path | Mapping | Model,
+                      max_len: int | None = None, random_words: int = 200, seed: int = 0,
+                      progress: Progress = _no_progress) -> AuditResult:
+    """Test the certificate's recorded facts (and box numbers) on concrete words with the exact
+    evaluator: every word up to ``max_len`` (default: while |alphabet|^n ≤ 50000) plus
+    ``random_words`` seeded random ones.  Independent of the kernel check: it catches a kernel
+    that derived, and a checker that accepted, a false fact."""
+    from .audit import AuditConfig, AuditFailure, AuditResult, audit, words_to_audit
+
+    cert = read_certificate(certificate)
+    m = load_model(model)
+    cfg = AuditConfig(random_words=random_words, seed=seed)
+    try:
+        claim = cert["claim"]
+        total = sum(1 for _ in words_to_audit(m, claim["n_min"], claim["n_max"], max_len, cfg))
+        return audit(cert, m, max_len=max_len, cfg=cfg, progress=lambda done: progress("audit words", done, total))
+    except (KeyError, TypeError, ValueError, IndexError) as exc:
+        return AuditResult(0, 0, 0, AuditFailure("certificate", "", 0, None, f"not auditable: {exc!r}"))
 
 
 # ---------------------------------------------------------------- evaluate

@@ -20,8 +20,10 @@ from .cover import CoverConfig, cover, split
 from .expr import BinOp, Expr, Log, Num, Var, parse_expr, to_text
 from .kernel.bounds import BoxFailure, BoxReport, analyse_box
 from .kernel.checker import FORMAT
-from .kernel.records import box_record, ffn_record, head_record, kernel_obligations, lower, structural_margin, upper
+from .kernel.records import (box_record, facts_record, ffn_record, head_record, kernel_obligations, lower,
+                             structural_margin, upper)
 from .kernel.polyid import substitute
+from .kernel.positivity import check_tau
 from .kernel.structure import HeadFact, Structure, Unsupported, analyse
 from .second_opinion import rounding_obligations
 from .simplify import readable
@@ -38,6 +40,7 @@ class CertifyConfig:
     kappa_refine_steps: int = 6  # bisection steps between 2^k and 2^(k+1)
     max_splits: int = 8  # how often a failing box may be bisected
     probe_lengths: tuple[int, ...] = (1, 2, 3, 4, 5, 8, 16, 64, 1000, 10**6, 10**9, 10**12)
+    refute: bool = True  # search a counterexample when not proved (sweeps that only test soundness skip it)
 
 
 @dataclass
@@ -189,8 +192,10 @@ def certify(model: Model, n_min: int, n_max: int | str, tau: Expr | None = None,
     try:
         st = analyse(model)
     except Unsupported as exc:
-        return _unproved(model, str(exc), tau, n_min, n_max)
+        return _unproved(model, str(exc), tau, n_min, n_max, cfg)
     proposed = tau if tau is not None else None if derive else model.temperature
+    if proposed is not None:
+        _require_positive(proposed, n_min, n_max, "--tau" if tau is not None else "temperature")
     if n_max == "inf":
         return _certify_unbounded(model, st, proposed, n_min)
     boxes = cover(n_min, n_max, cfg.cover)
@@ -198,15 +203,24 @@ def certify(model: Model, n_min: int, n_max: int | str, tau: Expr | None = None,
         progress("deriving τ(n)", 0, 1)
         proposed = derive_schedule(model, st, boxes, cfg)
         if proposed is None:
-            return _unproved(model, "no temperature of the form κ·shape(n) passes the bounds", None, n_min, n_max)
+            return _unproved(model, "no temperature of the form κ·shape(n) passes the bounds", None, n_min, n_max, cfg)
     # the checker parses the recorded text: bound exactly that expression tree, so both compute
     # the same balls (an equal but differently built τ can round its last recorded digit differently)
     proposed = parse_expr(to_text(proposed), variables=("n",), allow_log=True)
     reports, why = check_schedule(model, st, proposed, boxes, cfg, progress)
     if why:
-        return _unproved(model, why, proposed, n_min, n_max)
+        return _unproved(model, why, proposed, n_min, n_max, cfg)
     return Outcome("certified", certificate=build_certificate(model, st, proposed, n_min, n_max, reports),
                    tau=proposed, reports=reports)
+
+
+def _require_positive(tau: Expr, n_min: int, n_max, source: str) -> None:
+    """A schedule undefined or ≤ 0 at some length of the range is invalid input (exit 3), named by n."""
+    from .errors import UserError
+
+    verdict = check_tau(tau, n_min, n_max)
+    if verdict.n is not None:
+        raise UserError(f"{source}: τ(n) = {to_text(tau)} is {verdict.why} at n = {verdict.n}")
 
 
 def _certify_unbounded(model: Model, st: Structure, tau: Expr | None, n_min: int) -> Outcome:
@@ -217,12 +231,15 @@ def _certify_unbounded(model: Model, st: Structure, tau: Expr | None, n_min: int
                                              "(its bounds are proved on finite box covers only: give a finite --nmax)"),
                        tau=tau)
     tau = tau if tau is not None else Num(Fraction(1))
+    verdict = check_tau(tau, n_min, "inf")
+    if not verdict.ok:
+        return Outcome("not proved", reason=f"τ(n) = {to_text(tau)}: {verdict.why} (positivity for every n)", tau=tau)
     cert = build_certificate(model, st, tau, n_min, "inf", [])
     return Outcome("certified", certificate=cert, tau=tau)
 
 
-def _unproved(model: Model, why: str, tau: Expr | None, n_min: int, n_max: int) -> Outcome:
-    cex = search_counterexample(model, tau, n_min, n_max)
+def _unproved(model: Model, why: str, tau: Expr | None, n_min: int, n_max: int, cfg: CertifyConfig) -> Outcome:
+    cex = search_counterexample(model, tau, n_min, n_max) if cfg.refute else None
     if cex is not None:
         return Outcome("refuted", reason=cex.reason, counterexample=cex, tau=tau)
     return Outcome("not proved", reason=why, tau=tau)
@@ -250,8 +267,9 @@ def build_certificate(model: Model, st: Structure, tau: Expr, n_min: int, n_max:
             "verdict": "certified",
         },
         "analysis": {"heads": heads, "ffns": ffns},
+        "facts": facts_record(st),
         "boxes": [box_record(r) for r in reports],
-        "obligations": kernel_obligations(st, len(reports)) + rounding_obligations(model, st, reports),
+        "obligations": kernel_obligations(st, len(reports), n_max == "inf") + rounding_obligations(model, st, reports),
         "tools": _tools(),
     }
 

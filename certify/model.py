@@ -4,9 +4,10 @@ Everything a model says is checked here, before any work, and every rejection is
 one :class:`ModelError` naming the key path.  Numbers become exact ``Fraction``s
 (a JSON decimal is the decimal it spells, never a binary float); expressions
 become ASTs from :mod:`certify.expr`, and a position embedding must be defined at
-every position of every length (decided exactly by :mod:`certify.domain`).  This
+every position of every length (decided exactly by :mod:`certify.domain`), and a
+proposed temperature positive for every n (:mod:`certify.kernel.positivity`).  This
 module imports nothing else of ours except the error types, the expression parser
-and that decision, so every other layer can depend on it.
+and those two decisions, so every other layer can depend on it.
 """
 from __future__ import annotations
 
@@ -22,6 +23,7 @@ from typing import Any
 from .errors import ExprError, ModelError
 from .domain import first_undefined
 from .expr import Expr, eval_exact, has_log, parse_expr, to_text
+from .kernel.positivity import check_tau
 
 FORMAT = "hardsoft.model/1"
 MAX_FILE_BYTES = 16 * 2**20
@@ -350,6 +352,10 @@ def parse_model(obj: Any) -> Model:
         if not isinstance(t, str):
             raise ModelError("temperature", "expected an expression string in n")
         temperature = _expr(t, "temperature", allow_log=True, variables=("n",))
+        verdict = check_tau(temperature, 1, "inf")
+        if verdict.n is not None:
+            raise ModelError("temperature", f"τ(n) = {t} is {verdict.why} at n = {verdict.n} "
+                                            "(a temperature must be defined and positive for every n >= 1)")
     model = Model(name, description, alphabet, bos, dims, token_embed, tuple(position_embed), layers, output,
                   temperature, "")
     return replace(model, sha256=content_sha256(model))

@@ -112,10 +112,19 @@ def test_derive_conflicts_with_tau(capsys, proposing):
     one_line_error(capsys, [str(proposing), "--derive", "--tau", "1/(4*n)"], "--derive", "--tau")
 
 
-@pytest.mark.xfail(strict=True, reason="issue 14 τ-positivity: needs certify/kernel/positivity.py (lead engineer); "
-                                       "hook marked in certify/api.py certify_model")
-def test_non_positive_tau_is_invalid_input(capsys):
-    one_line_error(capsys, [str(SINCE), "--nmax", "100", "--tau", "-1"], "--tau")
+@pytest.mark.parametrize("tau, n", [("-1", 1), ("0", 1), ("1/(3-n)", 3), ("n-5", 1)])
+def test_non_positive_tau_is_invalid_input(capsys, tau, n):
+    one_line_error(capsys, [str(SINCE), "--nmax", "100", "--tau", tau], "--tau", f"at n = {n}")
+
+
+@pytest.mark.parametrize("tau, n", [("-1", 1), ("1/(3-n)", 3), ("log(n)", 1)])
+def test_a_model_proposing_a_non_positive_temperature_is_invalid(capsys, tmp_path, tau, n):
+    model = json.loads(SINCE.read_text())
+    model["temperature"] = tau
+    path = tmp_path / "hot.json"
+    path.write_text(json.dumps(model))
+    for argv in (["validate-model", str(path)], [str(path), "--nmax", "10"], ["run", str(path), "ab"]):
+        one_line_error(capsys, argv, "temperature", f"at n = {n}")
 
 
 @pytest.fixture(scope="module")

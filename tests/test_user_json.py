@@ -179,3 +179,16 @@ def test_model_error_names_its_key_path_under_json(capsys, tmp_path):
     error = json.loads(capsys.readouterr().out)
     assert rc == 3 and error["error"]["where"] == "layers[0].heads[0].score[1]"
     validate("error", error)
+
+
+def test_check_audit_json(capsys, cert_file):
+    rc, audited = cli_json(capsys, "check", str(cert_file), "--model", SINCE, "--audit", "--max-len", "3",
+                           "--random", "2", "--quiet")
+    assert rc == 0 and audited["audit"]["passed"] is True and audited["audit"]["words"] == 3 + 9 + 27 + 2
+    validate("check", audited)
+    fixtures = ROOT / "tests" / "fixtures" / "soundness"
+    rc, failed = cli_json(capsys, "check", str(fixtures / "offset-drop.buggy-facts.cert.json"), "--model",
+                          str(fixtures / "offset-drop.json"), "--audit", "--max-len", "3", "--random", "0", "--quiet")
+    assert rc == 1 and failed["valid"] is False and failed["audit"]["passed"] is False
+    assert failed["audit"]["failure"]["fact"].startswith("facts.coords")
+    validate("check", failed)

@@ -49,6 +49,7 @@ class HeadBound:
     name: str
     leak: object  # upper bound on r (ball)
     err: dict  # out dim -> added error
+    level_size: int | None = None  # c of L-ziggurat on this box (lattice heads), recorded for the audit
 
 
 @dataclass(frozen=True)
@@ -165,7 +166,7 @@ def _contrib(fact: HeadFact, rng: dict) -> dict:
 def _head(fact: HeadFact, rng: dict, err: dict, taus, n, env, first: int, hi: int) -> HeadBound:
     head = fact.head
     tau, tau_expr = taus
-    eta = ZERO
+    eta, level = ZERO, None
     for q, k, c in head.score:
         if not (err[q].is_zero() and err[k].is_zero()):
             eta += abs(q_ball(c)) * (rng[q].abs_upper() * err[k] + rng[k].abs_upper() * err[q] + err[q] * err[k])
@@ -179,17 +180,20 @@ def _head(fact: HeadFact, rng: dict, err: dict, taus, n, env, first: int, hi: in
             if not _apart(ends, n):
                 raise BoxFailure(f"head {head.name!r}: tied maxima with different values are not excluded "
                                  f"for n in [{n.lower()}, {n.upper()}]")
-        leak = _lattice_leak(fact, abs(_over_tau(fact.step, tau_expr, n)), _level_size(fact, n))
+        level = _level_size(fact, n)
+        leak = _lattice_leak(fact, abs(_over_tau(fact.step, tau_expr, n)), level)
     elif fact.kind == "lookup":
         ends = [ball_of(e, n) for e in fact.step_ends]
         if not all(e > 0 for e in ends):
             raise BoxFailure(f"head {head.name!r}: the curvature α of the lookup score is not certainly positive")
         ratios = [_over_tau(e, tau_expr, n) for e in fact.step_ends]
-        leak = _lattice_leak(fact, ratios[0].min(ratios[1]), 2)
+        level = 2
+        leak = _lattice_leak(fact, ratios[0].min(ratios[1]), level)
     elif fact.kind == "distinct":
         if not _apart(fact.modulus_ends, n):
             raise BoxFailure(f"head {head.name!r}: the modulus M(n) is not certainly above the key distance")
-        leak = _lattice_leak(fact, abs(_over_tau(fact.step, tau_expr, n)), 1)
+        level = 1
+        leak = _lattice_leak(fact, abs(_over_tau(fact.step, tau_expr, n)), level)
     else:
         leak = (hi + 1 - first) * (-_gap_over_tau(fact, env, tau, tau_expr)).exp()
     lam = leak if leak < 1 else arb(1)
@@ -204,7 +208,7 @@ def _head(fact: HeadFact, rng: dict, err: dict, taus, n, env, first: int, hi: in
         else:
             e = nu + spread * (eta / tau + 2 * lam)
         added[o] = added[o] + e if o in added else e
-    return HeadBound(head.name, leak, added)
+    return HeadBound(head.name, leak, added, level)
 
 
 def _lattice_leak(fact: HeadFact, step_over_tau, level_size: int):
@@ -253,19 +257,30 @@ def _over_tau(num: Expr, tau_expr: Expr, n):
 
 
 def _gap_over_tau(fact: HeadFact, env, tau, tau_expr: Expr) -> object:
-    """γ/τ for the smallest non-zero gap γ = min|w_i| · min ΔK (rational gap bound, theory.md §4);
-    an affine query grid G is largest in |·| at the end rows, so min|w| ≥ o/max(|G(first)|, |G(n)|)."""
-    n, c = env["n"], fact.query_coord
+    """γ/τ for the smallest non-zero gap γ = min over :func:`gap_lower_bounds` (in |·|)."""
+    n = env["n"]
     if not abs(ball_of(fact.delta_key, n)) > 0:
         raise BoxFailure(f"head {fact.head.name!r}: key score step not certainly non-zero")
+    bounds = gap_lower_bounds(fact)
+    ratios = [abs(_over_tau(g, tau_expr, n)) for g in bounds]
+    if not bounds or not all(r.is_finite() for r in ratios):
+        raise BoxFailure(f"head {fact.head.name!r}: the query grid is not affine in i or not certainly non-zero")
+    return ratios[0] if len(ratios) == 1 else ratios[0].min(ratios[1])
+
+
+def gap_lower_bounds(fact: HeadFact) -> tuple[Expr, ...]:
+    """Expressions in n whose least |value| bounds every non-zero score gap of an L-gap head
+    (rational gap bound, theory.md §4): γ = min|w_i| · min ΔK, where min|w| is the least non-zero
+    finite query value, or o/|G| for a query on a grid G with offset o (1 when o = 0) — and an affine
+    G is largest in |·| at the end rows, so the two end rows give the bound.  Empty: no bound."""
+    c = fact.query_coord
     if c is None or c.fin is not None:
         least = min((abs(v) for v in c.fin if v != 0), default=Fraction(1)) if c is not None else Fraction(1)
-        return abs(_over_tau(BinOp("*", Num(least), fact.delta_key), tau_expr, n))
+        return (BinOp("*", Num(least), fact.delta_key),)
+    if len(fact.grid_ends) != 2:
+        return ()
     share = Num(min(c.offset, 1 - c.offset) if c.offset else Fraction(1))
-    ratios = [abs(_over_tau(BinOp("/", BinOp("*", share, fact.delta_key), g), tau_expr, n)) for g in fact.grid_ends]
-    if len(ratios) != 2 or not all(r.is_finite() for r in ratios):
-        raise BoxFailure(f"head {fact.head.name!r}: the query grid is not affine in i or not certainly non-zero")
-    return ratios[0].min(ratios[1])
+    return tuple(BinOp("/", BinOp("*", share, fact.delta_key), g) for g in fact.grid_ends)
 
 
 def _ffn_err(layer, fact, rng: dict, err: dict) -> dict:

@@ -16,7 +16,9 @@ from ..expr import BinOp, parse_expr
 from ..model import Model
 from .bounds import BoxFailure, analyse_box
 from .polyid import is_zero
-from .records import box_record, ffn_record, head_record, kernel_obligations, lower, structural_margin, upper
+from .positivity import check_tau
+from .records import (box_record, facts_record, ffn_record, head_record, kernel_obligations, lower,
+                      structural_margin, upper)
 from .structure import Unsupported, analyse
 
 FORMAT = "hardsoft.certificate/1"
@@ -75,6 +77,7 @@ def check(cert: dict, model: Model) -> CheckResult:
     except Unsupported as exc:
         raise CheckFailure("analysis", "a model the kernel can analyse", str(exc)) from None
     items = _check_heads(cert, st)
+    _expect("facts", facts_record(st), cert.get("facts"))  # the audit's statements are the kernel's own
     boxes = cert.get("boxes")
     if not isinstance(boxes, list):
         raise CheckFailure("boxes", "a list", boxes)
@@ -149,14 +152,18 @@ def _check_unbounded(cert: dict, model: Model, st, boxes: list, items: int) -> C
     kinds = {f.kind for layer in st.facts if isinstance(layer, tuple) for f in layer}
     if kinds - {"uniform"}:
         raise CheckFailure("claim.n_max", "a finite n_max (some head is not uniform)", "inf")
+    verdict = check_tau(parse_expr(cert["claim"]["tau"], variables=("n",), allow_log=True), cert["claim"]["n_min"], "inf")
+    if not verdict.ok:
+        raise CheckFailure("claim.tau", "τ(n) defined and positive for every n ≥ n_min",
+                           f"{cert['claim']['tau']}: {verdict.why}" + (f" at n = {verdict.n}" if verdict.n else ""))
     _expect("boxes", [], boxes)
     _expect("claim.error_bound", "0", cert["claim"].get("error_bound"))
     _expect("claim.margin", structural_margin(model, st), cert["claim"].get("margin"))
-    _check_obligations(cert, st, 0)
+    _check_obligations(cert, st, 0, unbounded=True)
     return CheckResult(0, items, st)
 
 
-def _check_obligations(cert: dict, st, boxes: int) -> None:
+def _check_obligations(cert: dict, st, boxes: int, unbounded: bool = False) -> None:
     """The kernel's own obligations, exactly as the kernel states them (second opinions are re-run elsewhere)."""
     found = [o for o in cert.get("obligations", []) if not (isinstance(o, dict) and o.get("kind") == "second opinion")]
-    _expect("obligations", kernel_obligations(st, boxes), found)
+    _expect("obligations", kernel_obligations(st, boxes, unbounded), found)

@@ -13,8 +13,9 @@ from fractions import Fraction
 from flint import arb
 
 from ..expr import to_text
-from .bounds import BoxReport, exact_fraction
-from .structure import HeadFact
+from .bounds import BoxReport, exact_fraction, gap_lower_bounds
+from .polyid import simplified
+from .structure import Coord, HeadFact
 
 DIGITS = 12
 FINAL_STATEMENT = "error(n) < margin(n), or error(n) = 0, on every box"
@@ -68,6 +69,7 @@ def box_record(report: BoxReport) -> dict:
         "n": [report.lo, report.hi],
         "tau_lower": lower(report.tau),
         "leak_upper": {h.name: upper(h.leak) for h in report.heads},
+        "level_size": {h.name: h.level_size for h in report.heads if h.level_size is not None},
         "error_upper": upper(report.err),
         "margin_lower": lower(report.margin),
         "exact": bool(report.err.is_zero()),
@@ -82,14 +84,76 @@ def structural_margin(model, st) -> str:
     return _decimal(min(abs(v - model.output.threshold) for v in coord.fin), up=False)
 
 
-def kernel_obligations(st, boxes: int) -> list[dict]:
+def kernel_obligations(st, boxes: int, unbounded: bool = False) -> list[dict]:
     """The obligations the kernel itself discharges (the checker recomputes this list exactly)."""
     items = [{"id": f"head:{f.head.name}", "kind": "exact", "statement": f"{f.kind} score structure",
               "lemma": f.lemma, "evidence": "kernel: exact rational identities at grid points"}
              for layer in st.facts if isinstance(layer, tuple) for f in layer]
+    if unbounded:  # no box evaluates τ beyond a finite cover: positivity is its own obligation
+        items.append({"id": "tau", "kind": "exact", "statement": "τ(n) is defined and positive for every integer "
+                      "n ≥ n_min", "evidence": "kernel: polynomial sign conditions decided at root enclosures"})
     items.append({"id": "cover", "kind": "exact", "statement": "boxes are contiguous integer intervals covering "
                   "[n_min, n_max]", "evidence": "kernel: endpoint arithmetic"})
     items.append({"id": "final", "kind": "ball", "statement": FINAL_STATEMENT, "relation": "<",
                   "evidence": f"kernel: python-flint balls on {boxes} boxes" if boxes else
                   "kernel: every head is uniform, so every error is exactly 0 for every n"})
     return items
+
+
+def facts_record(st) -> dict:
+    """Every structural fact the bounds rely on, as plain statements about the hard model that
+    ``certify check --audit`` tests on concrete words (issue 11: a second line of defence that
+    does not re-run the kernel's reasoning).  Meanings (i: the row's position, n: the length):
+
+    * coords, after k layers, dim d: ``values`` — the value is in the set; ``exact`` — it equals
+      the expression; ``grid``/``offset`` — value·G(i, n) − offset is an integer; ``values_off_bos``
+      / ``value_at_bos`` — the values at input rows / the value at the BOS row.
+    * heads: ``equal_scores`` — all visible scores of a row are equal; ``levels`` (width w, size c
+      per box, ``unique``) — every non-maximal key's deficit s_max − s_j is ≥ w, each band
+      [m·w, (m+1)·w), m ≥ 1, holds ≤ c keys, and (unique) one key is maximal; ``gap`` — every
+      non-zero deficit is ≥ min |γ_k(n)|; ``maxima_same_value`` — the maximal keys carry one value.
+    * per box (in ``boxes``): the soft weight off the hard maxima at τ(n) ≤ ``leak_upper``, the
+      hard output's distance to the threshold ≥ ``margin_lower``, |soft − hard| ≤ ``error_upper``.
+    """
+    coords = []
+    for k, layer in enumerate(st.coords):
+        for dim, c in layer.items():
+            entry = _coord_record(c)
+            if entry:
+                coords.append({"after_layers": k, "dim": dim, **entry})
+    heads = []
+    for layer in st.facts:
+        if isinstance(layer, tuple):
+            heads.extend({"layer": f.layer, "head": f.head.name, "statements": _head_statements(f)} for f in layer)
+    return {"coords": coords, "heads": heads}
+
+
+def _text(e) -> str:
+    return to_text(simplified(e))
+
+
+def _coord_record(c: Coord) -> dict:
+    entry = {}
+    if c.fin is not None:
+        entry["values"] = [str(v) for v in sorted(c.fin)]
+    if c.pe is not None:
+        entry["exact"] = _text(c.pe)
+    if c.grid is not None:
+        entry.update({"grid": _text(c.grid), "offset": str(c.offset)})
+    if c.rest is not None:
+        entry["values_off_bos"] = [str(v) for v in sorted(c.rest)]
+    if c.at_bos is not None:
+        entry["value_at_bos"] = str(c.at_bos)
+    return entry
+
+
+def _head_statements(f: HeadFact) -> list[dict]:
+    if f.kind == "uniform":
+        return [{"kind": "equal_scores"}]
+    if f.kind == "gap":
+        out = [{"kind": "gap", "gamma_min_of": [_text(g) for g in gap_lower_bounds(f)]}]
+    else:  # ziggurat: |A(n)|, c from the box; lookup: α(i, n), c = 2; distinct: |A(n)|, c = 1
+        out = [{"kind": "levels", "width": _text(f.step), "unique": f.kind != "ziggurat"}]
+    if f.homogeneous or f.kind == "ziggurat" and f.head.hard != "average":
+        out.append({"kind": "maxima_same_value"})
+    return out

@@ -508,15 +508,18 @@ def attention_coords(layer: AttentionLayer, coords: dict, first: int, facts: lis
             if val.grid is not None and "i" in variables_of(val.grid):
                 val = Coord(fin=val.fin)  # the key's grid varies with the key position
             if fact.kind == "uniform" and val.fin is not None and len(val.fin) == 1:
-                contrib = Coord(fin=val.fin, grid=val.grid)  # the average of equal values
+                contrib = Coord(fin=val.fin, grid=val.grid, offset=val.offset)  # the average of equal values
             elif fact.kind == "uniform" and not may_be_empty(fact.head.visible):
                 contrib = _mean(val, fact.head.visible, first)
             elif fact.head.hard != "average" or fact.homogeneous:
-                contrib = Coord(fin=val.fin, grid=val.grid)  # some key's value; which row's is unknown
+                # some key's value (which row's is unknown): every fact about one key's value holds,
+                # its grid offset included — dropping the offset claimed value·G ∈ Z (issue 11)
+                contrib = Coord(fin=val.fin, grid=val.grid, offset=val.offset)
             else:
                 contrib = Coord()
-            if may_be_empty(fact.head.visible) and contrib.fin is not None:
-                contrib = Coord(fin=contrib.fin | {Fraction(0)}, grid=contrib.grid)
+            if may_be_empty(fact.head.visible):  # an empty row adds 0, which is on the integral grid only
+                contrib = Coord(fin=None if contrib.fin is None else contrib.fin | {Fraction(0)},
+                                grid=integral_grid(contrib))
             new[out] = _add(new[out], contrib)
     return new
 
@@ -529,7 +532,7 @@ def _mean(val: Coord, visible: str, first: int) -> Coord:
         lcm_rest = _den_lcm(val.rest)
         shift = val.at_bos * lcm_rest
         return Coord(grid=BinOp("*", Num(Fraction(lcm_rest)), count), offset=shift - (shift.numerator // shift.denominator))
-    return Coord(grid=_times(val.grid, count))
+    return Coord(grid=_times(integral_grid(val), count))  # Σ of |U| values each in (Z + o)/G: only integral
 
 
 def ffn_fact(layer_index: int, layer: FFNLayer, coords: dict) -> FFNFact:

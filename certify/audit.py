@@ -1,0 +1,335 @@
+"""The fact audit: test a certificate's statements on concrete words with the exact evaluator.
+
+Not a proof — a cheap, independent net (issue 11).  The checker re-runs the kernel, so a
+wrong rule in the kernel is re-derived and accepted by it; the audit instead evaluates the
+hard model exactly (:func:`certify.evaluate.hard_run`, which shares no reasoning with the
+kernel) on every short word and on seeded random longer ones, and tests each recorded
+statement on every row, every head and every length:
+
+* the coordinate facts (finite value sets, exact position expressions, grids with their
+  offsets, the BOS row's value) after every layer;
+* each head's score structure (equal scores, lattice levels of width w holding ≤ c keys,
+  unique maxima, gap lower bounds, maxima carrying one value);
+* per box: the soft weight off the hard maxima at τ(n) against ``leak_upper``, the hard
+  output's distance to the threshold against ``margin_lower``, and on a budget of words
+  |soft − hard| against ``error_upper`` and equal decisions.
+
+Floats only screen: a soft-side violation is reported only after mpmath confirms it.
+Certificates without a ``facts`` object (older ones) are audited on what they record:
+the head kinds of ``analysis.heads`` and the per-box numbers.
+"""
+from __future__ import annotations
+
+import bisect
+import itertools
+import math
+import random
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Callable, Iterator
+
+from .errors import ExprError
+from .evaluate import float_run, hard_run, soft_run, visible_keys
+from .expr import Expr, eval_exact, parse_expr
+from .model import Model
+
+
+@dataclass(frozen=True)
+class AuditConfig:
+    """Every constant of the audit in one place."""
+
+    exhaustive_budget: int = 50_000  # all words of length n while |Σ|^n ≤ this (without --max-len)
+    random_words: int = 200  # seeded random words on top
+    random_max_len: int = 64
+    seed: int = 0
+    soft_words: int = 2_000  # words whose soft output is compared with error_upper (float screen)
+    screen_tolerance: float = 1e-9  # relative slack of the float screen before mpmath is asked
+    confirm_dps: int = 60
+    confirm_slack: Fraction = Fraction(1, 10**40)
+
+
+@dataclass(frozen=True)
+class AuditFailure:
+    fact: str  # the statement that failed, as a path into the certificate
+    word: str
+    n: int
+    position: int | None
+    detail: str
+
+    def __str__(self) -> str:
+        where = f" at position {self.position}" if self.position is not None else ""
+        return f"{self.fact} fails on {self.word!r} (n = {self.n}){where}: {self.detail}"
+
+
+@dataclass(frozen=True)
+class AuditResult:
+    words: int
+    statements: int  # recorded statements audited (coordinate facts, head statements, box numbers)
+    checks: int  # statement instances tested (rows × statements)
+    failure: AuditFailure | None
+
+    @property
+    def ok(self) -> bool:
+        return self.failure is None
+
+
+class _Failed(Exception):
+    def __init__(self, failure: AuditFailure):
+        self.failure = failure
+
+
+def words_to_audit(model: Model, n_min: int, n_max, max_len: int | None, cfg: AuditConfig) -> Iterator[tuple]:
+    """Every word up to ``max_len`` (default: while |Σ|^n ≤ the budget), then seeded random ones."""
+    top = n_max if n_max != "inf" else math.inf
+    sigma = list(model.alphabet)
+    n = n_min
+    while n <= top and (len(sigma) ** n <= cfg.exhaustive_budget if max_len is None else n <= max_len):
+        yield from itertools.product(sigma, repeat=n)
+        n += 1
+    rng = random.Random(cfg.seed)
+    longest = int(min(top, max(cfg.random_max_len, n_min)))
+    for _ in range(cfg.random_words):
+        yield tuple(rng.choice(sigma) for _ in range(rng.randint(n_min, longest)))
+
+
+def audit(cert: dict, model: Model, max_len: int | None = None, cfg: AuditConfig = AuditConfig(),
+          progress: Callable[[int], None] | None = None) -> AuditResult:
+    """Test every statement of ``cert`` on the words of :func:`words_to_audit`."""
+    claim = cert["claim"]
+    tau = parse_expr(claim["tau"], variables=("n",), allow_log=True)
+    plan = _Plan(cert, model, tau, cfg)
+    words = checks = 0
+    try:
+        for word in words_to_audit(model, claim["n_min"], claim["n_max"], max_len, cfg):
+            checks += plan.check_word(word, soft=words < cfg.soft_words)
+            words += 1
+            if progress is not None:
+                progress(words)
+    except _Failed as exc:
+        return AuditResult(words + 1, plan.statements, checks, exc.failure)
+    return AuditResult(words, plan.statements, checks, None)
+
+
+class _Plan:
+    """The certificate's statements, ready to test on one word at a time."""
+
+    def __init__(self, cert: dict, model: Model, tau: Expr, cfg: AuditConfig):
+        self.model, self.tau, self.cfg = model, tau, cfg
+        self.index = {d: k for k, d in enumerate(model.dims)}
+        facts = cert.get("facts")
+        self.coords = [] if facts is None else [_coord_statement(c) for c in facts["coords"]]
+        by_name = {h.name: (k, h) for k, h in model.heads}
+        records = facts["heads"] if facts is not None else _legacy_heads(cert)
+        self.heads = [(*by_name[r["head"]], r["statements"]) for r in records]
+        self.boxes = sorted(cert.get("boxes", []), key=lambda b: b["n"][0])
+        self.starts = [b["n"][0] for b in self.boxes]
+        self.claim = cert["claim"]
+        self.statements = len(self.coords) + sum(len(s) for _, _, s in self.heads) + 3 * max(len(self.boxes), 1)
+
+    def box(self, n: int) -> dict | None:
+        k = bisect.bisect_right(self.starts, n) - 1
+        if k >= 0 and self.boxes[k]["n"][0] <= n <= self.boxes[k]["n"][1]:
+            return self.boxes[k]
+        return None
+
+    def check_word(self, word: tuple, soft: bool) -> int:
+        n = len(word)
+        run = hard_run(self.model, word)
+        text = " ".join(word) if any(len(s) > 1 for s in self.model.alphabet) else "".join(word)
+        first = run.first_position
+        checks = 0
+
+        def fail(fact: str, position, detail: str):
+            raise _Failed(AuditFailure(fact, text, n, position, detail))
+
+        for fact, layer, dim, test in self.coords:
+            col = self.index[dim]
+            for r, row in enumerate(run.streams[layer]):
+                p = first + r
+                why = test(row[col], p, n, bool(self.model.bos) and p == 0)
+                if why:
+                    fail(fact, p, why)
+                checks += 1
+        box = self.box(n)
+        for layer, head, statements in self.heads:
+            checks += self._check_head(run, layer, head, statements, box, n, fail)
+        checks += self._check_output(run, word, box, n, soft, fail)
+        return checks
+
+    def _check_head(self, run, layer: int, head, statements, box, n: int, fail) -> int:
+        rows = run.streams[layer]
+        first = run.first_position
+        last = first + len(rows) - 1
+        score = [(self.index[q], self.index[k], c) for q, k, c in head.score]
+        value = [(o, self.index[v], c) for o, v, c in head.value]
+        tau = _tau_float(self.tau, n)
+        leak_bound = None if box is None else Fraction(box["leak_upper"][head.name])
+        level = None if box is None else box.get("level_size", {}).get(head.name)
+        checks = 0
+        for i in range(first, last + 1):
+            keys = visible_keys(head.visible, i, first, last)
+            if len(keys) == 0:
+                continue
+            xi = rows[i - first]
+            scores = [sum((c * xi[q] * rows[j - first][k] for q, k, c in score), Fraction(0)) for j in keys]
+            top = max(scores)
+            deficits = [top - s for s in scores]
+            maxima = [j for j, d in zip(keys, deficits) if d == 0]
+            for st in statements:
+                fact = f"facts.heads[{head.name}].{st['kind']}"
+                why = _head_statement(st, deficits, maxima, rows, first, value, i, n, level)
+                if why:
+                    fail(fact, i, why)
+                checks += 1
+            if leak_bound is not None:
+                leak = _leak_float(deficits, tau)
+                if leak > float(leak_bound) * (1 + self.cfg.screen_tolerance) and \
+                        _leak_exact(deficits, self.tau, n, self.cfg.confirm_dps) > leak_bound:
+                    fail(f"boxes[n={box['n']}].leak_upper[{head.name}]", i,
+                         f"soft weight off the hard maxima {leak:.6g} > {box['leak_upper'][head.name]}")
+                checks += 1
+        return checks
+
+    def _check_output(self, run, word, box, n: int, soft: bool, fail) -> int:
+        margin = Fraction(box["margin_lower"] if box is not None else self.claim["margin"])
+        bound = Fraction(box["error_upper"] if box is not None else self.claim["error_bound"])
+        theta = self.model.output.threshold
+        positions = [run.first_position + r for r in run.output_rows]
+        for y, p in zip(run.outputs, positions):
+            if abs(y - theta) < margin:
+                fail(f"boxes[n={box['n'] if box else 'claim'}].margin_lower", p,
+                     f"hard output {y} is {float(abs(y - theta)):.6g} from the threshold, below {margin}")
+        if not soft:
+            return len(positions)
+        fast = float_run(self.model, word, self.tau, "float64")
+        suspicious = any(abs(float(s) - float(h)) > float(bound) + self.cfg.screen_tolerance * max(1.0, abs(float(h)))
+                         or bool(s > float(theta)) != d
+                         for s, h, d in zip(fast.outputs, run.outputs, run.decisions))
+        if suspicious:
+            exact = soft_run(self.model, word, self.tau, dps=self.cfg.confirm_dps)
+            for s, sd, h, d, p in zip(exact.outputs, exact.decisions, run.outputs, run.decisions, positions):
+                diff = abs(Fraction(str(s)) - h)
+                if diff > bound + self.cfg.confirm_slack or sd != d:
+                    fail(f"boxes[n={box['n'] if box else 'claim'}].error_upper", p,
+                         f"soft output {float(Fraction(str(s))):.9g} vs hard {h} (|Δ| {float(diff):.6g} > {bound}); "
+                         f"decisions soft {sd}, hard {d}")
+        return 2 * len(positions)
+
+
+def _legacy_heads(cert: dict) -> list[dict]:
+    """Statements implied by the head kinds of a certificate that records no ``facts``."""
+    out = []
+    for rec in cert.get("analysis", {}).get("heads", []):
+        kind = rec.get("kind")
+        statements = {"uniform": [{"kind": "equal_scores"}],
+                      "ziggurat": [{"kind": "levels", "width": rec.get("step"), "unique": False}],
+                      "lookup": [{"kind": "levels", "width": rec.get("step"), "unique": True, "size": 2}],
+                      "distinct": [{"kind": "levels", "width": rec.get("step"), "unique": True, "size": 1}]
+                      }.get(kind, [])
+        out.append({"head": rec["head"], "statements": statements})
+    return out
+
+
+def _coord_statement(rec: dict):
+    """(name, layer, dim, test) where test(value, position, n, is_bos) returns '' or why it fails."""
+    layer, dim = rec["after_layers"], rec["dim"]
+    name = f"facts.coords[after {layer} layers, {dim}]"
+    values = None if "values" not in rec else frozenset(Fraction(v) for v in rec["values"])
+    rest = None if "values_off_bos" not in rec else frozenset(Fraction(v) for v in rec["values_off_bos"])
+    at_bos = None if "value_at_bos" not in rec else Fraction(rec["value_at_bos"])
+    exact = None if "exact" not in rec else _memo(parse_expr(rec["exact"]))
+    grid = None if "grid" not in rec or rec["grid"] == "1" and rec.get("offset", "0") == "0" and values is not None \
+        else _memo(parse_expr(rec["grid"]))  # G = 1, offset 0 next to a value set: implied by the set's check
+    offset = Fraction(rec.get("offset", "0"))
+
+    def test(v: Fraction, p: int, n: int, is_bos: bool) -> str:
+        if values is not None and v not in values:
+            return f"value {v} is not in the recorded set {sorted(values)[:8]}"
+        if rest is not None and not is_bos and v not in rest:
+            return f"value {v} at an input row is not in {sorted(rest)[:8]}"
+        if at_bos is not None and is_bos and v != at_bos:
+            return f"value {v} at the BOS row is not {at_bos}"
+        if exact is not None and v != exact(p, n):
+            return f"value {v} differs from {rec['exact']} = {exact(p, n)}"
+        if grid is not None:
+            g = grid(p, n)
+            if (v * g - offset).denominator != 1:
+                return f"value·G = {v}·{g} = {v * g} is not in Z + {offset} (G = {rec['grid']})"
+        return ""
+
+    return name, layer, dim, test
+
+
+def _memo(e: Expr) -> Callable[[int, int], Fraction]:
+    """e(i, n), remembered: words of one length share every (i, n)."""
+    seen: dict = {}
+
+    def value(i: int, n: int) -> Fraction:
+        if (i, n) not in seen:
+            seen[i, n] = _value(e, {"i": i, "n": n})
+        return seen[i, n]
+
+    return value
+
+
+def _value(e: Expr, env: dict) -> Fraction:
+    try:
+        return eval_exact(e, env)
+    except ExprError as exc:
+        raise ValueError(f"recorded expression undefined at {env}: {exc}") from None
+
+
+def _head_statement(st: dict, deficits, maxima, rows, first: int, value, i: int, n: int, level) -> str:
+    kind = st["kind"]
+    positive = [d for d in deficits if d > 0]
+    if kind == "equal_scores":
+        return f"scores differ by up to {max(positive)}" if positive else ""
+    if kind == "levels":
+        width = abs(_value(parse_expr(st["width"]), {"i": i, "n": n}))
+        small = [d for d in positive if d < width]
+        if small:
+            return f"a key's score is {min(small)} below the maximum, less than the level width {width}"
+        if st.get("unique") and len(maxima) != 1:
+            return f"{len(maxima)} maximal keys (positions {maxima[:6]}), a unique maximum was recorded"
+        size = st.get("size", level)
+        if size is not None:
+            bands: dict[int, int] = {}
+            for d in positive:
+                m = int(d // width)
+                bands[m] = bands.get(m, 0) + 1
+            crowded = [m for m, c in bands.items() if c > size]
+            if crowded:
+                return f"{bands[crowded[0]]} keys in the level {crowded[0]}·w below the maximum (w = {width}), " \
+                       f"at most {size} recorded"
+        return ""
+    if kind == "gap":
+        gamma = min(abs(_value(parse_expr(g, variables=("n",)), {"n": n})) for g in st["gamma_min_of"])
+        small = [d for d in positive if d < gamma]
+        return f"a non-zero score gap {min(small)} is below the recorded bound {gamma}" if small else ""
+    if kind == "maxima_same_value":
+        carried = {tuple((o, c * rows[j - first][v]) for o, v, c in value) for j in maxima}
+        return f"the {len(maxima)} maximal keys carry {len(carried)} different values" if len(carried) > 1 else ""
+    return f"unknown statement kind {kind!r}"
+
+
+def _tau_float(tau: Expr, n: int) -> float:
+    from .expr import eval_mp
+
+    return float(eval_mp(tau, {"n": n}))
+
+
+def _leak_float(deficits, tau: float) -> float:
+    weights = [math.exp(-float(d) / tau) for d in deficits]
+    return sum(w for w, d in zip(weights, deficits) if d > 0) / sum(weights)
+
+
+def _leak_exact(deficits, tau: Expr, n: int, dps: int) -> Fraction:
+    import mpmath
+
+    from .expr import eval_mp
+
+    with mpmath.workdps(dps):
+        t = eval_mp(tau, {"n": n})
+        weights = [mpmath.exp(-mpmath.mpf(d.numerator) / d.denominator / t) for d in deficits]
+        off = mpmath.fsum(w for w, d in zip(weights, deficits) if d > 0)
+        return Fraction(mpmath.nstr(off / mpmath.fsum(weights), dps - 5)) - Fraction(1, 10**(dps - 10))
