@@ -45,3 +45,23 @@ def test_index_links_every_page():
 def test_docs_do_not_point_outside_the_clone():
     for page in DOCS.glob("*.md"):
         assert "shared/" not in page.read_text(), page.name
+
+
+def test_export_page_python_example_runs(tmp_path, monkeypatch):
+    """The onnxruntime snippet of docs/export.md runs on the file its command writes."""
+    import pytest
+
+    pytest.importorskip("onnxruntime")
+    text = (DOCS / "export.md").read_text()
+    command = re.search(r"after `certify export (.*?)`", text).group(1).split()
+    code = re.search(r"```python\n(.*?)```", text, re.S).group(1)
+    monkeypatch.chdir(tmp_path)
+    command[0] = str(DOCS.parent / command[0])
+    assert main(["export", *[c.strip('"') for c in command]]) == 0
+    namespace: dict = {}
+    exec(code, namespace)  # noqa: S102 - the page's own example
+    from certify.evaluate import hard_run
+    from certify.model import load_model
+
+    model = load_model(command[0])
+    assert namespace["decision"].tolist() == [list(hard_run(model, list(w)).decisions) for w in namespace["words"]]
