@@ -13,7 +13,7 @@ import sys
 from .errors import UserError
 
 EXIT_OK, EXIT_REFUTED, EXIT_NOT_PROVED, EXIT_INVALID = 0, 1, 2, 3
-SUBCOMMANDS = ("run", "validate-model", "derive", "prove", "compile", "check")
+SUBCOMMANDS = ("run", "validate-model", "derive", "prove", "compile", "check", "export")
 _MODULES = {name: name.replace("-", "_") for name in SUBCOMMANDS}
 
 
