@@ -22,7 +22,7 @@ from . import __version__
 from .api import EXIT_INVALID, EXIT_OK
 from .errors import ModelError, UserError
 
-SUBCOMMANDS = ("run", "check", "show", "validate-model", "compile", "derive", "prove")
+SUBCOMMANDS = ("run", "check", "show", "validate-model", "compile", "derive", "prove", "export")
 _MODULES = {name: name.replace("-", "_") for name in SUBCOMMANDS}
 # words users type for a command, so that a suggestion can name the right one (verify → check)
 SYNONYMS = {"verify": "check", "recheck": "check", "validate": "validate-model", "lint": "validate-model",
@@ -59,7 +59,10 @@ def build_parser() -> argparse.ArgumentParser:
                                  f"main command: {MAIN_USAGE}\n{main_options}",
                      epilog=EXIT_CODES)
     parser.add_argument("--version", action="version", version=f"certify (hardsoft) {__version__}")
-    sub = parser.add_subparsers(dest="command", parser_class=_Parser, title="commands", metavar="COMMAND")
+    # prog: a subcommand's usage and errors read "certify check: …" (by default argparse would build
+    # it from the two-line usage above, and an error would no longer be one line)
+    sub = parser.add_subparsers(dest="command", parser_class=_Parser, title="commands", metavar="COMMAND",
+                                prog="certify")
     for name in SUBCOMMANDS:
         importlib.import_module(f"certify.commands.{_MODULES[name]}").register(sub)
     return parser

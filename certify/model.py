@@ -354,8 +354,8 @@ def parse_model(obj: Any) -> Model:
         temperature = _expr(t, "temperature", allow_log=True, variables=("n",))
         verdict = check_tau(temperature, 1, "inf")
         if verdict.n is not None:
-            raise ModelError("temperature", f"τ(n) = {t} is {verdict.why} at n = {verdict.n} "
-                                            "(a temperature must be defined and positive for every n >= 1)")
+            raise ModelError("temperature", f"the model's temperature τ(n) = {t} is {verdict.why} at n = {verdict.n} "
+                                            "(it must be defined and positive for every n >= 1)")
     model = Model(name, description, alphabet, bos, dims, token_embed, tuple(position_embed), layers, output,
                   temperature, "")
     return replace(model, sha256=content_sha256(model))

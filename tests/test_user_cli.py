@@ -58,6 +58,14 @@ def test_an_existing_file_named_like_a_command_is_still_the_model(capsys, tmp_pa
     assert capsys.readouterr().out.startswith("certified: since-a-b")
 
 
+@pytest.mark.parametrize("argv, fragment", [(["check", "x.cert.json"], "certify check: the following arguments are "
+                                             "required: --model"),
+                                             (["run", str(SINCE)], "certify run: the following arguments"),
+                                             (["show", "c.json", "--format", "pdf"], "certify show: argument --format")])
+def test_subcommand_usage_errors_are_one_line_naming_the_command(capsys, argv, fragment):
+    one_line_error(capsys, argv, fragment)
+
+
 def test_a_missing_model_file_says_so(capsys):
     one_line_error(capsys, ["no-such-model.json"], "cannot read no-such-model.json")
 

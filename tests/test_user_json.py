@@ -155,6 +155,7 @@ ERRORS = {
     "compile bad formula": (["compile", "'a' since", "--alphabet", "abc"], None),
     "derive bad delta": (["derive", "theorem26", "--delta", "2"], "--delta"),
     "prove unknown lemma": (["prove", "L-nonexistent"], None),
+    "export bad length": (["export", SINCE, "--n", "0", "--hard", "-o", "x.onnx"], "--n"),
 }
 
 
@@ -192,3 +193,13 @@ def test_check_audit_json(capsys, cert_file):
     assert rc == 1 and failed["valid"] is False and failed["audit"]["passed"] is False
     assert failed["audit"]["failure"]["fact"].startswith("facts.coords")
     validate("check", failed)
+
+
+@pytest.mark.parametrize("fmt, options", [("npz", ("--tau", "1/n")), ("onnx", ("--hard",))])
+def test_export_json(capsys, tmp_path, fmt, options):
+    if fmt == "onnx":
+        pytest.importorskip("onnx")
+    out = tmp_path / f"m.{fmt}"
+    rc, result = cli_json(capsys, "export", SINCE, "--n", "8", "--format", fmt, *options, "-o", str(out))
+    assert rc == 0 and result["path"] == str(out) and result["bytes"] == out.stat().st_size > 0
+    validate("export", result)
