@@ -55,6 +55,8 @@ def _json(outcome, out: str | None) -> dict:
                                     "hard_output": c.hard, "soft_output": c.soft}
     if outcome.reason:
         result["reason"] = outcome.reason
+    if outcome.blockers:
+        result["blockers"] = outcome.blockers
     return result
 
 
