@@ -100,6 +100,7 @@ class CertifyResult:
     certificate: dict | None = None
     counterexample: Counterexample | None = None  # certify.refute.Counterexample: word, n, tau, position, hard, soft
     reason: str = ""
+    blockers: tuple[str, ...] = ()  # not proved: every head or coordinate with its missing fact
 
     @property
     def exit_code(self) -> int:
@@ -138,6 +139,8 @@ class CertifyResult:
                                      "hard_output": c.hard, "soft_output": c.soft}
         if self.reason:
             out["reason"] = self.reason
+        if self.blockers:
+            out["blockers"] = list(self.blockers)
         return out
 
 
@@ -164,7 +167,7 @@ def certify_model(model: str | Path | Mapping | Model, n_max: int | str = 10**6,
     schedule = parse_schedule(tau) if tau is not None else None
     outcome = certify(m, n_min, n_max, schedule, progress=progress, derive=derive)
     return CertifyResult(outcome.verdict, m.name, n_min, n_max, None if outcome.tau is None else to_text(outcome.tau),
-                         outcome.certificate, outcome.counterexample, outcome.reason)
+                         outcome.certificate, outcome.counterexample, outcome.reason, tuple(outcome.blockers))
 
 
 # ---------------------------------------------------------------- check

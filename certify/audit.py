@@ -118,13 +118,16 @@ class _Plan:
         self.index = {d: k for k, d in enumerate(model.dims)}
         facts = cert.get("facts")
         self.coords = [] if facts is None else [_coord_statement(c) for c in facts["coords"]]
+        self.joint = [] if facts is None else [(j["after_layers"], [self.index[d] for d in j["dims"]],
+                                                {tuple(Fraction(v) for v in row) for row in j["rows"]})
+                                               for j in facts.get("joint", [])]
         by_name = {h.name: (k, h) for k, h in model.heads}
         records = facts["heads"] if facts is not None else _legacy_heads(cert)
         self.heads = [(*by_name[r["head"]], r["statements"]) for r in records]
         self.boxes = sorted(cert.get("boxes", []), key=lambda b: b["n"][0])
         self.starts = [b["n"][0] for b in self.boxes]
         self.claim = cert["claim"]
-        self.statements = len(self.coords) + sum(len(s) for _, _, s in self.heads) + 3 * max(len(self.boxes), 1)
+        self.statements = len(self.coords) + len(self.joint) + sum(len(s) for _, _, s in self.heads) + 3 * max(len(self.boxes), 1)
 
     def box(self, n: int) -> dict | None:
         k = bisect.bisect_right(self.starts, n) - 1
@@ -149,6 +152,12 @@ class _Plan:
                 why = test(row[col], p, n, bool(self.model.bos) and p == 0)
                 if why:
                     fail(fact, p, why)
+                checks += 1
+        for layer, cols, rows in self.joint:
+            for r, row in enumerate(run.streams[layer]):
+                if tuple(row[c] for c in cols) not in rows:
+                    fail(f"facts.joint[after {layer} layers]", first + r,
+                         f"the vector {[str(row[c]) for c in cols]} is not a recorded row")
                 checks += 1
         box = self.box(n)
         for layer, head, statements in self.heads:
@@ -238,6 +247,7 @@ def _coord_statement(rec: dict):
     rest = None if "values_off_bos" not in rec else frozenset(Fraction(v) for v in rec["values_off_bos"])
     at_bos = None if "value_at_bos" not in rec else Fraction(rec["value_at_bos"])
     exact = None if "exact" not in rec else _memo(parse_expr(rec["exact"]))
+    den = None if "denominator_at_most" not in rec else _memo(parse_expr(rec["denominator_at_most"]))
     grid = None if "grid" not in rec or rec["grid"] == "1" and rec.get("offset", "0") == "0" and values is not None \
         else _memo(parse_expr(rec["grid"]))  # G = 1, offset 0 next to a value set: implied by the set's check
     offset = Fraction(rec.get("offset", "0"))
@@ -251,6 +261,8 @@ def _coord_statement(rec: dict):
             return f"value {v} at the BOS row is not {at_bos}"
         if exact is not None and v != exact(p, n):
             return f"value {v} differs from {rec['exact']} = {exact(p, n)}"
+        if den is not None and v.denominator > den(p, n):
+            return f"value {v} has a denominator above {rec['denominator_at_most']} = {den(p, n)}"
         if grid is not None:
             g = grid(p, n)
             if (v * g - offset).denominator != 1:

@@ -24,7 +24,7 @@ from .kernel.records import (box_record, facts_record, ffn_record, head_record, 
                              structural_margin, upper)
 from .kernel.polyid import substitute
 from .kernel.positivity import check_tau
-from .kernel.structure import HeadFact, Structure, Unsupported, analyse
+from .kernel.structure import HeadFact, Structure, Unsupported, analyse, query_bound
 from .second_opinion import rounding_obligations
 from .simplify import readable
 from .model import Model
@@ -38,6 +38,7 @@ class CertifyConfig:
     kappa_start_exponent: int = 8  # first try κ = 2^8, then halve
     kappa_min_exponent: int = -60
     kappa_refine_steps: int = 6  # bisection steps between 2^k and 2^(k+1)
+    backoff_steps: int = 3  # re-derivations with a failing box among the probes
     max_splits: int = 8  # how often a failing box may be bisected
     probe_lengths: tuple[int, ...] = (1, 2, 3, 4, 5, 8, 16, 64, 1000, 10**6, 10**9, 10**12)
     refute: bool = True  # search a counterexample when not proved (sweeps that only test soundness skip it)
@@ -51,6 +52,7 @@ class Outcome:
     counterexample: Counterexample | None = None
     tau: Expr | None = None
     reports: list = field(default_factory=list)
+    blockers: list = field(default_factory=list)  # not proved: every head or coordinate with its missing fact
 
 
 Progress = Callable[[str, int, int], None]
@@ -90,8 +92,10 @@ def _head_shape(fact: HeadFact) -> Expr | None:
         return None
     gamma = _positive(fact.delta_key)
     q = fact.query_coord
-    if q is not None and q.fin is None:
-        gamma = BinOp("/", gamma, _positive(substitute(q.grid, "i", n)))
+    if fact.gammas:  # the rule states its gap bounds: the smallest at large n sets the shape
+        gamma = _positive(min(fact.gammas, key=lambda e: abs(_value_at(e, 10**6))))
+    elif q is not None and q.fin is None:
+        gamma = BinOp("/", gamma, _positive(substitute(query_bound(q), "i", n)))
     elif q is not None:
         nz = [abs(v) for v in q.fin if v != 0]
         gamma = BinOp("*", gamma, Num(min(nz) if nz else Fraction(1)))
@@ -120,8 +124,9 @@ def _scaled(kappa: Fraction, shape: Expr) -> Expr:
 
 
 def check_schedule(model: Model, st: Structure, tau: Expr, boxes: list[tuple[int, int]], cfg: CertifyConfig,
-                   progress: Progress = _no_progress) -> tuple[list[BoxReport], str]:
-    """Kernel bounds on every box (bisecting failing boxes); ('', reports) when all hold."""
+                   progress: Progress = _no_progress) -> tuple[list[BoxReport], str, tuple | None]:
+    """Kernel bounds on every box (bisecting failing boxes): (reports, '', None) when all hold, else
+    (reports so far, why, the box that failed)."""
     reports: list[BoxReport] = []
     todo = [(b, 0) for b in reversed(boxes)]
     total = len(boxes)
@@ -137,13 +142,13 @@ def check_schedule(model: Model, st: Structure, tau: Expr, boxes: list[tuple[int
         if why:
             parts = split(box)
             if len(parts) == 1 or depth >= cfg.max_splits:
-                return reports, why
+                return reports, why, box
             todo.extend((p, depth + 1) for p in reversed(parts))
             total += 1
             continue
         reports.append(report)
         progress("boxes", len(reports), total)
-    return reports, ""
+    return reports, "", None
 
 
 def _probe_boxes(boxes: list[tuple[int, int]], cfg: CertifyConfig) -> list[tuple[int, int]]:
@@ -164,25 +169,28 @@ def _probe(model: Model, st: Structure, tau: Expr, probes: list[tuple[int, int]]
     return True
 
 
-def derive_schedule(model: Model, st: Structure, boxes: list[tuple[int, int]], cfg: CertifyConfig) -> Expr | None:
-    """The hottest κ·shape(n) that passes the kernel on probe boxes (then checked on the full cover)."""
+def derive_schedule(model: Model, st: Structure, probes: list[tuple[int, int]], cfg: CertifyConfig,
+                    below: Fraction | None = None) -> tuple[Expr, Fraction | None] | None:
+    """(τ, κ): the hottest κ·shape(n) that passes the kernel on the probe boxes (then checked on the full
+    cover); ``below``: only κ < below (a hotter κ passed the probes but failed a box of the cover)."""
     shape = schedule_shape(st)
     if shape is None:
-        return Num(Fraction(1))  # every head is exact: any temperature works
-    probes = _probe_boxes(boxes, cfg)
+        return Num(Fraction(1)), None  # every head is exact: any temperature works
     k = cfg.kappa_start_exponent
+    while below is not None and k >= cfg.kappa_min_exponent and Fraction(2) ** k >= below:
+        k -= 1
     while k >= cfg.kappa_min_exponent and not _probe(model, st, _scaled(Fraction(2) ** k, shape), probes):
         k -= 1
     if k < cfg.kappa_min_exponent:
         return None
-    lo, hi = Fraction(2) ** k, Fraction(2) ** (k + 1)
+    lo, hi = Fraction(2) ** k, Fraction(2) ** (k + 1) if below is None else min(Fraction(2) ** (k + 1), below)
     for _ in range(cfg.kappa_refine_steps):
         mid = (lo + hi) / 2
         if _probe(model, st, _scaled(mid, shape), probes):
             lo = mid
         else:
             hi = mid
-    return _scaled(lo, shape)
+    return _scaled(lo, shape), lo
 
 
 def certify(model: Model, n_min: int, n_max: int | str, tau: Expr | None = None, cfg: CertifyConfig = CertifyConfig(),
@@ -192,22 +200,29 @@ def certify(model: Model, n_min: int, n_max: int | str, tau: Expr | None = None,
     try:
         st = analyse(model)
     except Unsupported as exc:
-        return _unproved(model, str(exc), tau, n_min, n_max, cfg)
+        return _unproved(model, str(exc), tau, n_min, n_max, cfg, exc.blockers)
     proposed = tau if tau is not None else None if derive else model.temperature
     if proposed is not None:
         _require_positive(proposed, n_min, n_max, "--tau" if tau is not None else "temperature")
     if n_max == "inf":
         return _certify_unbounded(model, st, proposed, n_min)
     boxes = cover(n_min, n_max, cfg.cover)
-    if proposed is None:
-        progress("deriving τ(n)", 0, 1)
-        proposed = derive_schedule(model, st, boxes, cfg)
-        if proposed is None:
-            return _unproved(model, "no temperature of the form κ·shape(n) passes the bounds", None, n_min, n_max, cfg)
-    # the checker parses the recorded text: bound exactly that expression tree, so both compute
-    # the same balls (an equal but differently built τ can round its last recorded digit differently)
-    proposed = parse_expr(to_text(proposed), variables=("n",), allow_log=True)
-    reports, why = check_schedule(model, st, proposed, boxes, cfg, progress)
+    derived, probes, kappa = proposed is None, _probe_boxes(boxes, cfg), None
+    for attempt in range(cfg.backoff_steps + 1):
+        if derived:  # schedule search over the whole cover: a box that failed joins the probes
+            progress("deriving τ(n)", attempt, cfg.backoff_steps + 1)
+            found = derive_schedule(model, st, probes, cfg, below=kappa)
+            if found is None:
+                return _unproved(model, "no temperature of the form κ·shape(n) passes the bounds", None, n_min,
+                                 n_max, cfg)
+            proposed, kappa = found
+        # the checker parses the recorded text: bound exactly that expression tree, so both compute
+        # the same balls (an equal but differently built τ can round its last recorded digit differently)
+        proposed = parse_expr(to_text(proposed), variables=("n",), allow_log=True)
+        reports, why, failed = check_schedule(model, st, proposed, boxes, cfg, progress)
+        if not why or not derived or kappa is None:
+            break
+        probes = sorted(set(probes) | {failed})
     if why:
         return _unproved(model, why, proposed, n_min, n_max, cfg)
     return Outcome("certified", certificate=build_certificate(model, st, proposed, n_min, n_max, reports),
@@ -238,11 +253,12 @@ def _certify_unbounded(model: Model, st: Structure, tau: Expr | None, n_min: int
     return Outcome("certified", certificate=cert, tau=tau)
 
 
-def _unproved(model: Model, why: str, tau: Expr | None, n_min: int, n_max: int, cfg: CertifyConfig) -> Outcome:
+def _unproved(model: Model, why: str, tau: Expr | None, n_min: int, n_max: int, cfg: CertifyConfig,
+              blockers: list[str] | None = None) -> Outcome:
     cex = search_counterexample(model, tau, n_min, n_max) if cfg.refute else None
     if cex is not None:
         return Outcome("refuted", reason=cex.reason, counterexample=cex, tau=tau)
-    return Outcome("not proved", reason=why, tau=tau)
+    return Outcome("not proved", reason=why, tau=tau, blockers=blockers or [why])
 
 
 def build_certificate(model: Model, st: Structure, tau: Expr, n_min: int, n_max: int,

@@ -265,7 +265,10 @@ def _gap_over_tau(fact: HeadFact, env, tau, tau_expr: Expr) -> object:
     ratios = [abs(_over_tau(g, tau_expr, n)) for g in bounds]
     if not bounds or not all(r.is_finite() for r in ratios):
         raise BoxFailure(f"head {fact.head.name!r}: the query grid is not affine in i or not certainly non-zero")
-    return ratios[0] if len(ratios) == 1 else ratios[0].min(ratios[1])
+    least = ratios[0]
+    for r in ratios[1:]:
+        least = least.min(r)
+    return least
 
 
 def gap_lower_bounds(fact: HeadFact) -> tuple[Expr, ...]:
@@ -273,6 +276,8 @@ def gap_lower_bounds(fact: HeadFact) -> tuple[Expr, ...]:
     (rational gap bound, theory.md §4): γ = min|w_i| · min ΔK, where min|w| is the least non-zero
     finite query value, or o/|G| for a query on a grid G with offset o (1 when o = 0) — and an affine
     G is largest in |·| at the end rows, so the two end rows give the bound.  Empty: no bound."""
+    if fact.gammas:
+        return fact.gammas
     c = fact.query_coord
     if c is None or c.fin is not None:
         least = min((abs(v) for v in c.fin if v != 0), default=Fraction(1)) if c is not None else Fraction(1)

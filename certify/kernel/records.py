@@ -105,9 +105,12 @@ def facts_record(st) -> dict:
     ``certify check --audit`` tests on concrete words (issue 11: a second line of defence that
     does not re-run the kernel's reasoning).  Meanings (i: the row's position, n: the length):
 
+    * joint, after k layers: the vector of ``dims`` at every row is one of ``rows`` (dims that are a
+      function of the row's symbol);
     * coords, after k layers, dim d: ``values`` — the value is in the set; ``exact`` — it equals
       the expression; ``grid``/``offset`` — value·G(i, n) − offset is an integer; ``values_off_bos``
-      / ``value_at_bos`` — the values at input rows / the value at the BOS row.
+      / ``value_at_bos`` — the values at input rows / the value at the BOS row; ``denominator_at_most``
+      — the value's denominator in lowest terms is at most that expression.
     * heads: ``equal_scores`` — all visible scores of a row are equal; ``levels`` (width w, size c
       per box, ``unique``) — every non-maximal key's deficit s_max − s_j is ≥ w, each band
       [m·w, (m+1)·w), m ≥ 1, holds ≤ c keys, and (unique) one key is maximal; ``gap`` — every
@@ -125,7 +128,9 @@ def facts_record(st) -> dict:
     for layer in st.facts:
         if isinstance(layer, tuple):
             heads.extend({"layer": f.layer, "head": f.head.name, "statements": _head_statements(f)} for f in layer)
-    return {"coords": coords, "heads": heads}
+    joint = [{"after_layers": k, "dims": list(j.dims), "rows": [[str(v) for v in row] for row in sorted(j.rows)]}
+             for k, j in enumerate(st.joint) if j.dims]
+    return {"coords": coords, "joint": joint, "heads": heads}
 
 
 def _text(e) -> str:
@@ -144,6 +149,8 @@ def _coord_record(c: Coord) -> dict:
         entry["values_off_bos"] = [str(v) for v in sorted(c.rest)]
     if c.at_bos is not None:
         entry["value_at_bos"] = str(c.at_bos)
+    if c.den_bound is not None:
+        entry["denominator_at_most"] = _text(c.den_bound)
     return entry
 
 

@@ -32,20 +32,25 @@ This module is part of the trusted kernel: exact ``Fraction`` arithmetic only.
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
-from math import lcm, prod
+from math import gcd, lcm, prod
 
+from ..errors import ExprError
 from ..expr import AltSign, BinOp, Expr, Neg, Num, Pow, Var, eval_exact, to_text, variables_of
 from ..model import AttentionLayer, FFNLayer, Head, Model
-from .polyid import affine_in, degree, integer_polynomial, is_zero, simplified, substitute
+from .polyid import affine_in, degree, integer_polynomial, is_zero, normal_form, simplified, substitute
 
 MAX_COMBOS = 4096
 MAX_FIN = 4096
 
 
 class Unsupported(Exception):
-    """The analysis cannot establish a fact it needs (not a refutation)."""
+    """The analysis cannot establish a fact it needs (not a refutation); ``blockers`` names each one."""
+
+    def __init__(self, message: str, blockers: list[str] | None = None):
+        super().__init__(message)
+        self.blockers = blockers if blockers is not None else [message]
 
 
 @dataclass(frozen=True)
@@ -56,6 +61,7 @@ class Coord:
     offset: Fraction = Fraction(0)  # value·grid ∈ Z + offset; a non-zero offset proves value ≠ 0
     rest: frozenset | None = None  # finite values at the input positions (BOS row excluded)
     at_bos: Fraction | None = None  # the exact value at the BOS row
+    den_bound: Expr | None = None  # the value's denominator is at most B(i, n) (a mean over ≤ |U_i| maxima)
 
 
 @dataclass(frozen=True)
@@ -74,6 +80,7 @@ class HeadFact:
     query_coord: Coord | None = None  # gap: what is known of the query factor w_i (None: w is constant)
     homogeneous: bool = False  # the maxima always carry one value (so the hard output is a key's value)
     grid_ends: tuple = ()  # gap: the query grid at rows i = first and i = n when it is affine in i
+    gammas: tuple = ()  # gap: expressions in n whose least |value| bounds every non-zero gap (when given)
     lemma: str = ""
 
 
@@ -86,10 +93,28 @@ class FFNFact:
 
 
 @dataclass(frozen=True)
+class Joint:
+    """Dims whose values at a row are a function of that row's symbol alone (token embeddings, constant
+    PEs, FFNs of them): the possible value vectors jointly, one per symbol (BOS included).  Keeps the
+    correlation that per-dim value sets lose (a one-hot token is never 1 in two of its dims)."""
+
+    dims: tuple[str, ...]
+    rows: frozenset  # tuples of values, aligned with dims
+
+    def project(self, dims: list[str]) -> list[tuple] | None:
+        """The possible joint values of ``dims`` at one row, or None when some dim is not tracked."""
+        if not set(dims) <= set(self.dims):
+            return None
+        at = [self.dims.index(d) for d in dims]
+        return sorted({tuple(row[k] for k in at) for row in self.rows})
+
+
+@dataclass(frozen=True)
 class Structure:
     first: int
     coords: tuple[dict, ...]  # coords[k][dim]: Coord after k layers
     facts: tuple  # one HeadFact tuple or FFNFact per layer
+    joint: tuple[Joint, ...] = ()  # joint[k]: the symbol-determined dims after k layers
 
 
 def _den_lcm(values) -> int:
@@ -138,11 +163,26 @@ def embed_coords(model: Model) -> dict:
         elif not variables_of(pe[d]):
             const = eval_exact(pe[d], {})
             out[d] = _finite([t + const for t in word], None if at_bos is None else at_bos + const)
+        elif not _reads_position(pe[d]) and "n" not in variables_of(pe[d]):  # a function of (-1)^i only
+            even, odd = (eval_exact(pe[d], {"i": p}) for p in (2, 1))
+            c = _finite([t + v for t in word for v in (even, odd)], None if at_bos is None else at_bos + even)
+            out[d] = replace(c, pe=pe[d]) if tokens == {Fraction(0)} else c
         elif tokens == {Fraction(0)}:
             out[d] = Coord(pe=pe[d], grid=pe_grid(pe[d]))
         else:
             out[d] = Coord()
     return out
+
+
+def _reads_position(e: Expr) -> bool:
+    """Whether ``e`` depends on i other than through (-1)^i (which takes two values)."""
+    if isinstance(e, Var):
+        return e.name == "i"
+    if isinstance(e, BinOp):
+        return _reads_position(e.left) or _reads_position(e.right)
+    if isinstance(e, (Neg, Pow)):
+        return _reads_position(e.arg if isinstance(e, Neg) else e.base)
+    return False
 
 
 def _sums(a: frozenset | None, b: frozenset | None) -> frozenset | None:
@@ -262,25 +302,37 @@ def _exact(c: Coord) -> Expr | None:
     return None
 
 
-def classify_head(layer: int, head: Head, coords: dict, first: int) -> HeadFact:
-    keys = [coords[k] for _, k, _ in head.score]
-    queries = [coords[q] for q, _, _ in head.score]
-    if all(_row_constant(k) is not None for k in keys):
+def classify_head(layer: int, head: Head, coords: dict, first: int, joint: Joint | None = None) -> HeadFact:
+    """Try the head rules in turn (each a row gap lower bound plus a count of keys per gap level);
+    terms whose key is constant over the row shift every score of the row alike and are dropped
+    first (the bounds still charge their soft errors: the fact keeps the original head)."""
+    shadow = replace(head, score=tuple(t for t in head.score if _row_constant(coords[t[1]]) is None))
+    keys = [coords[k] for _, k, _ in shadow.score]
+    queries = [coords[q] for q, _, _ in shadow.score]
+    if not shadow.score:
         if head.hard != "average":
             raise Unsupported(f"head {head.name!r}: uniform scores under {head.hard}-hard attention "
                               "(soft attention averages the tied maxima)")
         return HeadFact(layer, head, "uniform", lemma="exact: equal scores give softmax = ahardmax")
     qexact = [_exact(q) for q in queries]
     if all(q is not None for q in qexact) and any(k.fin is None for k in keys):
+        rules = [lambda: _ziggurat(layer, shadow, coords, qexact, first), lambda: _distinct(layer, shadow, coords, first),
+                 lambda: _lookup(layer, shadow, coords, first),
+                 lambda: _gap(layer, shadow, coords, queries, [_row_constant(q) for q in queries], first)]
+    else:
+        rules = [lambda: _lookup(layer, shadow, coords, first), lambda: _distinct(layer, shadow, coords, first),
+                 lambda: _gap(layer, shadow, coords, queries, [_row_constant(q) for q in queries], first)]
+    rules += [lambda: _joint(layer, shadow, coords, joint), lambda: _lattice(layer, shadow, coords, first)]
+    reasons = []
+    for rule in rules:
         try:
-            return _ziggurat(layer, head, coords, qexact, first)
-        except Unsupported:
-            fact = _distinct(layer, head, coords, first) or _lookup(layer, head, coords, first)
-            if fact is None:
-                raise
-            return fact
-    fact = _lookup(layer, head, coords, first) or _distinct(layer, head, coords, first)
-    return fact or _gap(layer, head, coords, queries, [_row_constant(q) for q in queries], first)
+            fact = rule()
+        except (Unsupported, ExprError) as exc:
+            reasons.append(str(exc).removeprefix(f"head {head.name!r}: "))
+            continue
+        if fact is not None:
+            return replace(fact, head=head)
+    raise Unsupported(f"head {head.name!r}: " + "; ".join(dict.fromkeys(reasons)))
 
 
 def _symbolic(c: Coord, name: str) -> Expr | None:
@@ -421,8 +473,8 @@ def _ziggurat(layer: int, head: Head, coords: dict, qexact: list, first: int) ->
         if not integer_polynomial(ratio, ("i", "n")):
             raise Unsupported(f"head {head.name!r}: score offsets are not on the lattice of step A(n) = "
                               f"{to_text(step)} (L-ziggurat needs integer multiples)")
-        if head.hard != "average" and (values is None or values[a] != values[b]) and not is_zero(ratio, ("i", "n")):
-            ties.append(ratio)
+        if (values is None or values[a] != values[b]) and not is_zero(ratio, ("i", "n")):
+            ties.append(ratio)  # keys a ratio apart carry different values: they must never tie
     classes: list[int] = []
     for a in range(len(combos)):
         if not any(is_zero(BinOp("-", offsets[a], offsets[b]), ("i", "n")) for b in classes):
@@ -430,9 +482,12 @@ def _ziggurat(layer: int, head: Head, coords: dict, qexact: list, first: int) ->
     pairs = tuple((a, b, apart_ends(BinOp("/", BinOp("-", offsets[classes[a]], offsets[classes[b]]), step),
                                     head.visible, first))
                   for a, b in itertools.combinations(range(len(classes)), 2))
+    # unique-hard heads must exclude those ties on every box; an average head without any is homogeneous
+    # (its maxima carry one value, so its output is a key's value — e.g. a unique maximum)
+    homogeneous = head.hard == "average" and not ties
     return HeadFact(layer, head, "ziggurat", step=step, offsets=tuple(offsets[a] for a in classes),
-                    pairs=pairs,
-                    ties_apart=tuple(apart_ends(r, head.visible, first) for r in ties),
+                    pairs=pairs, homogeneous=homogeneous,
+                    ties_apart=tuple(apart_ends(r, head.visible, first) for r in ties) if head.hard != "average" else (),
                     lemma="L-ziggurat (lattice of step |A(n)|, c positions a level; L-tiebreak)")
 
 
@@ -463,16 +518,23 @@ def _gap(layer: int, head: Head, coords: dict, queries: list, qconst: list, firs
             terms = [(next(iter(kdims)), g)]
         nonzero = query is not None and (query.offset != 0 or query.fin is not None and 0 not in query.fin)
     keyed = _key_delta(head, coords, terms)
-    if keyed is not None and (constant or query is not None and (query.fin is not None or query.grid is not None)):
+    bound = None if query is None else query_bound(query)
+    if keyed is not None and (constant or query is not None and (query.fin is not None or bound is not None)):
         delta, same_values = keyed
         ends = ()
-        if query is not None and query.fin is None and affine_in(query.grid, "i") is not None:
-            ends = tuple(substitute(query.grid, "i", row) for row in (Num(Fraction(first)), Var("n")))
+        if query is not None and query.fin is None and affine_in(bound, "i") is not None:
+            ends = tuple(substitute(bound, "i", row) for row in (Num(Fraction(first)), Var("n")))
         return HeadFact(layer, head, "gap", delta_key=delta, query_coord=query, homogeneous=nonzero and same_values,
                         grid_ends=ends,
                         lemma="L-gap (non-zero gaps ≥ min|w_i|·min ΔK)")
     raise Unsupported(f"head {head.name!r}: no lower bound on its non-zero score gaps (needs one query factor "
                       "with a known grid and keys that are finite-valued or affine in the position)")
+
+
+def query_bound(c: Coord) -> Expr | None:
+    """B with |value| ≥ o/|B| whenever value ≠ 0 (o the grid offset share, 1 without one): the grid,
+    or a bound on the value's denominator."""
+    return c.grid if c.grid is not None else c.den_bound
 
 
 def _key_delta(head: Head, coords: dict, terms: list) -> tuple[Expr, bool] | None:
@@ -501,6 +563,122 @@ def _key_delta(head: Head, coords: dict, terms: list) -> tuple[Expr, bool] | Non
     return slope, True
 
 
+def _joint(layer: int, head: Head, coords: dict, joint: Joint | None) -> HeadFact:
+    """L-gap from joint values: every score input finite-valued, so for each combination of query
+    values the key scores Σ c·q·k take finitely many values (a superset of the true ones: any two
+    distinct true scores are at least the superset's smallest spacing apart).  The least spacing over
+    all query combinations bounds every non-zero gap; maxima carry one value when equal key scores
+    always mean equal value vectors."""
+    qdims = sorted({q for q, _, _ in head.score})
+    kdims = sorted({k for _, k, _ in head.score} | {v for _, v, _ in head.value})
+    qrows, krows = (_joint_values(ds, coords, joint) for ds in (qdims, kdims))
+    if qrows is None or krows is None:
+        raise Unsupported("joint values: a score or value input is not finite-valued")
+    if len(qrows) * len(krows) > MAX_COMBOS:
+        raise Unsupported("joint values: too many query/key value combinations")
+    kcombos = [dict(zip(kdims, c)) for c in krows]
+    carried = [tuple(sorted((o, c * kc[v]) for o, v, c in head.value)) for kc in kcombos]
+    gamma, same = None, True
+    for qc in qrows:
+        q = dict(zip(qdims, qc))
+        scores = [sum((c * q[a] * kc[b] for a, b, c in head.score), Fraction(0)) for kc in kcombos]
+        ordered = sorted(set(scores))
+        spacing = min((y - x for x, y in zip(ordered, ordered[1:])), default=None)
+        if spacing is not None:
+            gamma = spacing if gamma is None else min(gamma, spacing)
+        seen = {}
+        same = same and all(seen.setdefault(s, v) == v for s, v in zip(scores, carried))
+    if gamma is None:
+        raise Unsupported("joint values: scores never differ, yet the keys are not row-constant")
+    if head.hard != "average" and not same:
+        raise Unsupported(f"joint values: tied maxima may carry different values under {head.hard}-hard attention")
+    return HeadFact(layer, head, "gap", delta_key=Num(gamma), homogeneous=same,
+                    lemma="L-gap (joint finite values: non-zero gaps ≥ the least score spacing)")
+
+
+def _joint_values(dims: list[str], coords: dict, joint: Joint | None) -> list[tuple] | None:
+    """The possible joint values of ``dims`` at one row: the symbol table's when it tracks them all,
+    else the product of the per-dim value sets (size checked before it is built)."""
+    tracked = joint.project(dims) if joint is not None else None
+    if tracked is not None:
+        return tracked
+    sets = [coords[d].fin for d in dims]
+    if any(v is None for v in sets) or prod(map(len, sets)) > MAX_COMBOS:
+        return None
+    return list(itertools.product(*(sorted(v) for v in sets)))
+
+
+def _lattice(layer: int, head: Head, coords: dict, first: int) -> HeadFact:
+    """L-gap on a lattice.  A term c·q·k with q = a/G_q (G_q the query's integral grid, or an unknown
+    integer ≤ B when only the denominator bound B is known) and k·G_k ∈ Z moves a row's scores by
+    multiples of c/(G_q·G_k); with g the gcd of the c's, every score difference is a multiple of
+    g/Π G over the distinct grids, so non-zero gaps are ≥ g/(Π exact grids · Π bounds).  A key grid
+    G(j, n) that varies with the key position (shared by every term, affine in j) puts a difference of
+    two keys on Z/(G(j)·G(j')); |G| (and an affine bound B(i)) is largest at an end row."""
+    exact, bounds, kgrids, coefs = {}, {}, [], []
+    for q, k, c in head.score:
+        gq, gk = integral_grid(coords[q]), integral_grid(coords[k])
+        if gk is None or gq is None and coords[q].den_bound is None:
+            raise Unsupported(f"lattice: no grid for query dim {q!r} or key dim {k!r}")
+        if gq is not None and "i" not in variables_of(gq):
+            exact.setdefault(to_text(simplified(gq, ("n",))), gq)
+        elif affine_in(gq if gq is not None else coords[q].den_bound, "i") is not None:
+            bounds[q] = gq if gq is not None else coords[q].den_bound
+        else:
+            raise Unsupported(f"lattice: the grid of query dim {q!r} is not affine in the position")
+        kgrids.append(gk)
+        coefs.append(c)
+    moving = any("i" in variables_of(g) for g in kgrids)
+    if moving and (any(not is_zero(BinOp("-", g, kgrids[0]), ("i", "n")) for g in kgrids)
+                   or affine_in(kgrids[0], "i") is None):
+        raise Unsupported("lattice: key grids that vary with the position differ between terms or are not affine")
+    if not moving:
+        for g in kgrids:
+            exact.setdefault(to_text(simplified(g, ("n",))), g)
+    if len(bounds) > 2:
+        raise Unsupported("lattice: more than two query dims known only by denominator bounds")
+    base: Expr = Num(_rational_gcd(coefs))
+    for g in exact.values():
+        base = BinOp("/", base, g)
+    ends = lambda e: [substitute(e, "i", row) for row in (Num(Fraction(first)), Var("n"))]  # noqa: E731
+    factors = [ends(b) for b in bounds.values()]
+    if moving:
+        factors += [ends(kgrids[0])] * 2
+    gammas = tuple(simplified(_divided(base, pick), ("n",)) for pick in itertools.product(*factors))
+    unique = _injective(head, coords)
+    if head.hard != "average" and not unique:
+        raise Unsupported(f"lattice: query-dependent scores under {head.hard}-hard attention "
+                          "(tied maxima cannot be excluded)")
+    return HeadFact(layer, head, "gap", delta_key=simplified(base, ("n",)), gammas=gammas, homogeneous=unique,
+                    lemma="L-gap (score differences on a lattice of step |U(n)|)")
+
+
+def _divided(e: Expr, divisors) -> Expr:
+    for d in divisors:
+        e = BinOp("/", e, d)
+    return e
+
+
+def _injective(head: Head, coords: dict) -> bool:
+    """Row-constant queries, position-embedded keys, and s(j) − s(j') = (j − j')·H with H a non-zero
+    constant numerator over a denominator: no two keys tie, so the maximum is unique."""
+    score: Expr = Num(Fraction(0))
+    for q, k, c in head.score:
+        w, pe = _row_constant(coords[q]), coords[k].pe
+        if w is None or pe is None or not isinstance(w, Num):
+            return False
+        score = BinOp("+", score, BinOp("*", Num(c * w.value), pe))
+    names = ("i", "k", "n")
+    quotient = normal_form(BinOp("/", BinOp("-", score, substitute(score, "i", Var("k"))),
+                                 BinOp("-", Var("i"), Var("k"))), names)
+    return quotient is not None and quotient[0].is_constant() and not quotient[0].is_zero()
+
+
+def _rational_gcd(values) -> Fraction:
+    den = lcm(*(v.denominator for v in values))
+    return Fraction(gcd(*(int(v * den) for v in values)), den)
+
+
 def attention_coords(layer: AttentionLayer, coords: dict, first: int, facts: list) -> dict:
     new = dict(coords)
     for fact in facts:
@@ -515,11 +693,16 @@ def attention_coords(layer: AttentionLayer, coords: dict, first: int, facts: lis
                 # some key's value (which row's is unknown): every fact about one key's value holds,
                 # its grid offset included — dropping the offset claimed value·G ∈ Z (issue 11)
                 contrib = Coord(fin=val.fin, grid=val.grid, offset=val.offset)
+            elif fact.kind != "uniform" and integral_grid(val) is not None:
+                # the mean of m ≤ |U_i| maxima, each value·L ∈ Z: mean·(m·L) ∈ Z, a denominator ≤ L·|U_i|
+                count = visible_count(fact.head.visible, first)  # an empty row (count 0) adds 0: denominator 1
+                contrib = Coord(den_bound=BinOp("*", integral_grid(val), BinOp("+", count, Num(Fraction(1))) if
+                                                may_be_empty(fact.head.visible) else count))
             else:
                 contrib = Coord()
             if may_be_empty(fact.head.visible):  # an empty row adds 0, which is on the integral grid only
                 contrib = Coord(fin=None if contrib.fin is None else contrib.fin | {Fraction(0)},
-                                grid=integral_grid(contrib))
+                                grid=integral_grid(contrib), den_bound=contrib.den_bound)
             new[out] = _add(new[out], contrib)
     return new
 
@@ -580,20 +763,65 @@ def _relu_grid(layer: FFNLayer, coords: dict, d: str) -> Coord:
     return Coord(grid=acc.grid, offset=acc.offset) if acc.fin is None else Coord()
 
 
+def embed_joint(model: Model) -> Joint:
+    pe = dict(model.position_embed)
+    dims = tuple(d for d in model.dims if d not in pe or not variables_of(pe[d]))
+    shift = {d: eval_exact(pe[d], {}) if d in pe else Fraction(0) for d in dims}
+    symbols = list(model.alphabet) + ([model.bos] if model.bos else [])
+    return Joint(dims, frozenset(tuple(dict(model.token_embed[s]).get(d, Fraction(0)) + shift[d] for d in dims)
+                                 for s in symbols))
+
+
+def _without(joint: Joint, written: set) -> Joint:
+    keep = [d for d in joint.dims if d not in written]
+    return Joint(tuple(keep), frozenset(tuple(row[joint.dims.index(d)] for d in keep) for row in joint.rows))
+
+
+def ffn_joint(layer: FFNLayer, joint: Joint) -> Joint:
+    """An FFN of tracked dims is a function of the symbol too: its rows are computed exactly."""
+    reads = {d for u in layer.units for d, _ in u.inputs}
+    writes = {d for u in layer.units for d, _ in u.outputs}
+    if not (reads | writes) <= set(joint.dims):
+        return _without(joint, writes)
+    rows = set()
+    for row in joint.rows:
+        x = dict(zip(joint.dims, row))
+        new = dict(x)
+        for u in layer.units:
+            h = sum((c * x[d] for d, c in u.inputs), Fraction(0)) + u.bias
+            for d, c in u.outputs:
+                new[d] += c * h if h > 0 else Fraction(0)
+        rows.add(tuple(new[d] for d in joint.dims))
+    return Joint(joint.dims, frozenset(rows))
+
+
 def analyse(model: Model) -> Structure:
-    """Run the abstract interpretation through every layer; :class:`Unsupported` on a gap."""
+    """Run the abstract interpretation through every layer; :class:`Unsupported` naming every head
+    that no rule covers (the analysis goes on past one, with nothing known of its outputs)."""
     first = 0 if model.bos else 1
-    coords = embed_coords(model)
-    history = [coords]
+    coords, joint = embed_coords(model), embed_joint(model)
+    history, joints = [coords], [joint]
     facts: list = []
+    blockers: list[str] = []
     for k, layer in enumerate(model.layers):
         if isinstance(layer, AttentionLayer):
-            heads = tuple(classify_head(k, h, coords, first) for h in layer.heads)
-            facts.append(heads)
+            heads = []
+            for h in layer.heads:
+                try:
+                    heads.append(classify_head(k, h, coords, first, joint))
+                except Unsupported as exc:
+                    blockers.append(str(exc))
+                    heads.append(HeadFact(k, h, "unsupported"))
+            facts.append(tuple(heads))
             coords = attention_coords(layer, coords, first, heads)
+            joint = _without(joint, {o for h in layer.heads for o, _, _ in h.value})
         else:
             fact = ffn_fact(k, layer, coords)
             facts.append(fact)
             coords = ffn_coords(layer, coords, fact)
+            joint = ffn_joint(layer, joint)
         history.append(coords)
-    return Structure(first, tuple(history), tuple(facts))
+        joints.append(joint)
+    if blockers:
+        raise Unsupported("; ".join(blockers), blockers)
+    return Structure(first, tuple(history), tuple(facts), tuple(joints))

@@ -1,0 +1,99 @@
+"""Models written the way outside users write them (issue 12), not the way the compiler emits them.
+
+Families:
+
+* ``random``: one-hot tokens, average-hard heads whose scores combine token, position and work
+  dims with several terms, bounded position embeddings (i/n, i/(n+1), 1/(i+1), (-1)^i) or
+  unbounded ones (i, i², n, n − i), 1–3 layers, rounding FFNs between and after;
+* ``edit``: harmless edits of shipped models — rescaled scores, an extra unused dim, a head's
+  score with an added row-constant term, permuted dims.
+
+Drawn with a seeded :class:`random.Random`; :func:`simulable` is the brute-force check that
+decides whether a model is simulable at all (soft = hard on every short word at some τ).
+"""
+from __future__ import annotations
+
+import copy
+import itertools
+import json
+import random
+from fractions import Fraction
+from pathlib import Path
+
+from certify.errors import UserError
+from certify.evaluate import hard_run, soft_run
+from certify.expr import parse_expr
+
+BOUNDED = ("i/n", "i/(n+1)", "1/(i+1)", "(-1)^i")
+UNBOUNDED = ("i", "i^2", "n", "n-i")
+TRY_TAUS = ("1/n", "1/(4*n^2)", "1/(n^3*log(n+2))", "1/(16*n^3*log(n+2))")
+SHIPPED = sorted((Path(__file__).resolve().parent.parent / "models").rglob("*.json"))
+
+
+def random_model(rng: random.Random, index: int, unbounded: bool = False) -> dict:
+    alphabet = rng.choice((["a", "b"], ["a", "b", "c"]))
+    bos = rng.choice((None, "$"))
+    tokens = [f"t_{s}" for s in alphabet]
+    work = ["w0", "w1", "w2"]
+    dims = ["one", "p"] + tokens + (["t_bos"] if bos else []) + work + ["out"]
+    token = {s: {f"t_{s}": 1} for s in alphabet}
+    if bos:
+        token[bos] = {"t_bos": 1}
+    position = {"one": "1", "p": rng.choice(UNBOUNDED if unbounded else BOUNDED)}
+    layers, readable = [], ["one", "p"] + tokens
+    for k in range(rng.randint(1, 3)):
+        out = work[k]
+        terms = [[rng.choice(["one"] + tokens + readable[2 + len(tokens):]), rng.choice(tokens + ["p"] + readable[2 + len(tokens):]),
+                  rng.choice((1, -1, 2, "1/2"))] for _ in range(rng.randint(1, 3))]
+        if bos and rng.random() < 0.5:
+            terms.append(["one", "t_bos", "1/2"])
+        layers.append({"type": "attention", "heads": [{
+            "name": f"h{k}", "hard": "average", "visible": rng.choice(("all", "j<=i", "j<i")), "score": terms,
+            "value": [[out, rng.choice(tokens), 1]]}]})
+        if rng.random() < 0.6:
+            layers.append({"type": "ffn", "hidden": [{"in": {out: 4}, "bias": "-1", "out": {out: 1}},
+                                                     {"in": {out: 4}, "bias": "-2", "out": {out: -1}},
+                                                     {"in": {out: 1}, "out": {out: -1}}]})
+        readable.append(out)
+    last = readable[-1]
+    layers.append({"type": "ffn", "hidden": [{"in": {last: 2}, "bias": "-1/2", "out": {"out": 1}},
+                                             {"in": {last: 2}, "bias": "-3/2", "out": {"out": -1}}]})
+    return {"format": "hardsoft.model/1", "name": f"outside-{index}", "alphabet": alphabet, "bos": bos,
+            "dims": dims, "embed": {"token": token, "position": position}, "layers": layers,
+            "output": {"dim": "out", "position": rng.choice(("last", "first", "all")), "threshold": "1/2"}}
+
+
+def edited_model(rng: random.Random, index: int) -> dict:
+    base = json.loads(rng.choice(SHIPPED).read_text())
+    model = copy.deepcopy(base)
+    model["name"] = f"edit-{index}-{base['name']}"
+    model.pop("temperature", None)
+    edit = rng.choice(("rescale", "extra-dim", "row-constant", "permute"))
+    heads = [h for layer in model["layers"] if layer["type"] == "attention" for h in layer["heads"]]
+    if edit == "rescale" and heads:
+        head = rng.choice(heads)
+        factor = Fraction(rng.choice((2, 3, "1/2")))
+        head["score"] = [[q, k, str(Fraction(c) * factor)] for q, k, c in head["score"]]
+    elif edit == "extra-dim":
+        model["dims"].append("unused")
+    elif edit == "row-constant" and heads:
+        model["dims"].append("row_n")
+        model["embed"]["position"]["row_n"] = "n"
+        rng.choice(heads)["score"].append(["row_n", "row_n", 1])
+    else:
+        rng.shuffle(model["dims"])
+    return model
+
+
+def simulable(model, max_len: int = 5) -> str | None:
+    """A τ among :data:`TRY_TAUS` at which soft = hard on every word up to ``max_len``, or None."""
+    words = [w for n in range(1, max_len + 1) for w in itertools.product(model.alphabet, repeat=n)]
+    hard = [hard_run(model, w).decisions for w in words]
+    for text in TRY_TAUS:
+        tau = parse_expr(text, variables=("n",), allow_log=True)
+        try:
+            if all(soft_run(model, w, tau, dps=40).decisions == h for w, h in zip(words, hard)):
+                return text
+        except UserError:
+            continue
+    return None
