@@ -13,8 +13,8 @@ import sys
 from .errors import UserError
 
 EXIT_OK, EXIT_REFUTED, EXIT_NOT_PROVED, EXIT_INVALID = 0, 1, 2, 3
-SUBCOMMANDS = ("run", "validate-model", "derive", "prove", "compile", "check")
-_MODULES = {name: name.replace("-", "_") for name in SUBCOMMANDS}
+SUBCOMMANDS = ("run", "validate-model", "derive", "prove", "compile", "check", "import")
+_MODULES = {name: name.replace("-", "_") + ("_" if name == "import" else "") for name in SUBCOMMANDS}
 
 
 class _Parser(argparse.ArgumentParser):
