@@ -113,7 +113,12 @@ def _attention(model: Model, layer: AttentionLayer, rows: list[list], weights, z
             if len(keys) == 0:
                 continue
             xi = rows[i - first]
-            scores = [sum((c * xi[q] * rows[j - first][k] for q, k, c in score), zero) for j in keys]
+            # the query's weight on each key dim first (Σ_q c·x_i[q]), so a key costs one term per key dim
+            weights_k: dict = {}
+            for q, k, c in score:
+                if xi[q]:
+                    weights_k[k] = weights_k.get(k, zero) + c * xi[q]
+            scores = [sum((w * rows[j - first][k] for k, w in weights_k.items()), zero) for j in keys]
             alpha = weights(head, scores)
             for (o, v, c) in value:
                 acc = zero

@@ -30,6 +30,8 @@ def main(args) -> int:
     if n_max != "inf" and n_max < n_min:
         raise UserError(f"--nmax {n_max} is below --nmin {n_min}")
     tau = parse_tau(args.tau) if args.tau else None
+    if model.max_length is not None:  # a bounded (v2) model: one verdict per length
+        return _per_length(model, n_min, n_max, tau, args.json)
     with _progress(enabled=sys.stderr.isatty() and not args.json) as progress:
         outcome = certify(model, n_min, n_max, tau, progress=progress)
     if outcome.certificate is not None and args.out:
@@ -69,6 +71,23 @@ def _summary(name: str, outcome, n_min, n_max, out: str | None) -> str:
     if outcome.verdict == "refuted":
         return f"refuted: {name}: {outcome.reason}"
     return f"not proved: {name}: {outcome.reason}"
+
+
+def _per_length(model, n_min: int, n_max, tau, as_json: bool) -> int:
+    from ..length_report import length_report, summary
+
+    if n_min > model.max_length:
+        raise UserError(f"--nmin {n_min} is above the model's max_length {model.max_length}")
+    top = model.max_length if n_max == "inf" else min(n_max, model.max_length)
+    verdicts = length_report(model, n_min, top, tau)
+    overall = "refuted" if any(v.verdict == "refuted" for v in verdicts) else \
+        "certified" if all(v.verdict == "certified" for v in verdicts) else "not proved"
+    if as_json:
+        print(json.dumps({"verdict": overall, "max_length": model.max_length,
+                          "lengths": [v.as_json() for v in verdicts]}))
+    else:
+        print(f"{overall}: {model.name}: {summary(verdicts)}")
+    return EXIT[overall]
 
 
 class _progress:
