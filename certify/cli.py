@@ -13,7 +13,7 @@ import sys
 from .errors import UserError
 
 EXIT_OK, EXIT_REFUTED, EXIT_NOT_PROVED, EXIT_INVALID = 0, 1, 2, 3
-SUBCOMMANDS = ("run", "validate-model", "derive", "prove", "compile", "check", "import")
+SUBCOMMANDS = ("run", "validate-model", "derive", "prove", "compile", "check", "export", "import")
 _MODULES = {name: name.replace("-", "_") + ("_" if name == "import" else "") for name in SUBCOMMANDS}
 
 
