@@ -187,6 +187,10 @@ def derive_schedule(model: Model, st: Structure, boxes: list[tuple[int, int]], c
 
 def certify(model: Model, n_min: int, n_max: int, tau: Expr | None = None, cfg: CertifyConfig = CertifyConfig(),
             progress: Progress = _no_progress) -> Outcome:
+    if model.max_length is not None and (n_max == "inf" or n_max > model.max_length):
+        from .errors import UserError  # a bounded (v2) model means nothing beyond max_length
+
+        raise UserError(f"--nmax {n_max} is above the model's max_length {model.max_length}")
     try:
         st = analyse(model)
     except Unsupported as exc:
