@@ -27,9 +27,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from certify.expr import Num  # noqa: E402
-from certify.length_report import SearchConfig, length_report, summary  # noqa: E402
-from certify.model import model_from_dict  # noqa: E402
-from certify.tracr_import import check_against_reference, convert, load_export  # noqa: E402
+from certify.length_report import SearchConfig, confirmed, length_report, summary  # noqa: E402
+from certify.model import model_from_dict, parse_word  # noqa: E402
+from certify.tracr_import import check_against_reference, convert, load_export, tracr_temperature  # noqa: E402
 
 SEARCH = SearchConfig(seconds=3.0, random_words=300)
 
@@ -47,6 +47,10 @@ def row(directory: Path, full_check: bool) -> dict:
     start = time.monotonic()
     at_tracr = length_report(model, 1, model.max_length, Num(hi), SEARCH)
     seconds = time.monotonic() - start
+    # every refutation at hi is re-confirmed at the irrational sqrt(K)/100 itself (mpmath, 50 digits)
+    exact_tau = tracr_temperature(export.spec)
+    reconfirmed = all(confirmed(model, parse_word(model, v.word), exact_tau)
+                      for v in at_tracr if v.verdict == "refuted")
     derived = length_report(model, 1, model.max_length, None, SEARCH)
     key_size = export.spec["architecture"]["key_size"]
     taus = [_rational(v.tau) for v in derived if v.verdict == "certified"]
@@ -59,9 +63,17 @@ def row(directory: Path, full_check: bool) -> dict:
         "hard_vs_rasp": check.hard_vs_rasp, "soft_vs_hard": check.soft_vs_hard, "checked": check.inputs,
         "certified_at_tracr_tau": sum(v.verdict == "certified" for v in at_tracr),
         "refuted_at_tracr_tau": [v.n for v in at_tracr if v.verdict == "refuted"],
+        "refuted_words": [v.word for v in at_tracr if v.verdict == "refuted"], "reconfirmed": reconfirmed,
         "summary": summary(at_tracr), "coldness_needed": coldness,
         "derived_certified": sum(v.verdict == "certified" for v in derived), "seconds": round(seconds, 1),
     }
+
+
+def _refuted(r: dict) -> str:
+    if not r["refuted_at_tracr_tau"]:
+        return "none found"
+    return ", ".join(f"{n} (`{w}`)" for n, w in zip(r["refuted_at_tracr_tau"], r["refuted_words"])) + \
+        ("" if r["reconfirmed"] else " (NOT reconfirmed at sqrt(K)/100)")
 
 
 def _rational(text: str | None) -> Fraction | None:
@@ -84,11 +96,11 @@ def main() -> None:
         rows.append(row(d, args.full_check))
         print(json.dumps(rows[-1]), file=sys.stderr, flush=True)
     lines = ["| program | N | tracr wrong (report.json) | hard ≠ RASP | soft ≠ hard at tracr τ | certified lengths at "
-             "tracr τ | coldness certifying n ≤ N | s |", "|---|---|---|---|---|---|---|---|"]
+             "tracr τ | refuted lengths at tracr τ | coldness certifying n ≤ N | s |", "|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         lines.append(f"| {r['program']} | {r['N']} | {r['tracr_wrong']}/{r['tracr_inputs']} | "
                      f"{r['hard_vs_rasp']}/{r['checked']} | {r['soft_vs_hard']}/{r['checked']} | "
-                     f"{r['certified_at_tracr_tau']}/{r['N']} | {r['coldness_needed']} | {r['seconds']} |")
+                     f"{r['certified_at_tracr_tau']}/{r['N']} | {_refuted(r)} | {r['coldness_needed']} | {r['seconds']} |")
     text = "\n".join(lines) + "\n"
     print(text)
     if args.out:

@@ -86,8 +86,22 @@ def _at(tau: Expr, n: int) -> str:
     return str(v.numerator) if v.denominator == 1 else f"{v.numerator}/{v.denominator}"
 
 
+def adversarial_words(model: Model, n: int):
+    """Words that push counts and ties to their extremes, tried first: s^n for every symbol, and
+    for every pair s ≠ t the halves s^⌈n/2⌉ t^⌊n/2⌋ and the alternation stst… (tracr's
+    selector-width MLPs, for one, fail first where a count reaches n)."""
+    sigma = model.alphabet
+    for s in sigma:
+        yield (s,) * n
+    for s, t in itertools.permutations(sigma, 2):
+        yield (s,) * ((n + 1) // 2) + (t,) * (n // 2)
+        yield tuple(s if k % 2 == 0 else t for k in range(n))
+
+
 def candidate_words(model: Model, n: int, search: SearchConfig):
-    """Every word of length n when there are at most ``exhaustive_words``, else seeded random ones."""
+    """Adversarial words, then every word of length n when there are at most ``exhaustive_words``,
+    else seeded random ones."""
+    yield from adversarial_words(model, n)
     if len(model.alphabet) ** n <= search.exhaustive_words:
         yield from itertools.product(model.alphabet, repeat=n)
         return

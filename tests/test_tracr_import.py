@@ -213,3 +213,17 @@ def test_wide_binary_key_head_does_not_build_the_product():
     except Unsupported:
         return
     assert st.facts[1].combos is None  # 2^46 joint inputs: not enumerated
+
+
+def test_reverse_at_length_10_is_refuted_at_tracr_temperature():
+    """tracr's own softmax (τ = sqrt(22)/100) reverses 'bbbbbbbbbb' wrongly: the per-length search finds
+    the word, confirmed exactly at the interval's rational end and at the irrational τ itself."""
+    from certify.expr import Num
+    from certify.length_report import SearchConfig, confirmed, find_counterexample
+
+    export, model = imported("reverse-ab-10")
+    word = find_counterexample(model, 10, Num(model.temperature_interval[1]), SearchConfig(seconds=20))
+    assert word is not None and len(word) == 10
+    assert confirmed(model, word, tracr_temperature(export.spec))
+    _, y = forward(export.spec, export.params32, word, dtype=np.float32)  # what tracr itself computes
+    assert list(np.argmax(y, axis=-1)) != list(hard_run(model, word).decisions)
