@@ -29,7 +29,7 @@ from fractions import Fraction
 from typing import Callable, Iterator
 
 from .errors import ExprError
-from .evaluate import float_run, hard_run, soft_run, visible_keys
+from .evaluate import first_argmax, float_run, format_value, hard_run, soft_run, visible_keys
 from .expr import Expr, eval_exact, parse_expr
 from .model import Model
 
@@ -204,25 +204,43 @@ class _Plan:
         bound = Fraction(box["error_upper"] if box is not None else self.claim["error_bound"])
         theta = self.model.output.threshold
         positions = [run.first_position + r for r in run.output_rows]
+        argmax = bool(self.model.output.argmax)
         for y, p in zip(run.outputs, positions):
-            if abs(y - theta) < margin:
+            clear = (_top_two(y)[0] - _top_two(y)[1]) / 2 if argmax else abs(y - theta)
+            if clear < margin:
                 fail(f"boxes[n={box['n'] if box else 'claim'}].margin_lower", p,
-                     f"hard output {y} is {float(abs(y - theta)):.6g} from the threshold, below {margin}")
+                     f"hard output {format_value(y)} is {float(clear):.6g} from "
+                     f"{'a tie (half its top gap)' if argmax else 'the threshold'}, below {margin}")
         if not soft:
             return len(positions)
         fast = float_run(self.model, word, self.tau, "float64")
-        suspicious = any(abs(float(s) - float(h)) > float(bound) + self.cfg.screen_tolerance * max(1.0, abs(float(h)))
-                         or bool(s > float(theta)) != d
+        suspicious = any(_distance(s, h, float) > float(bound) + self.cfg.screen_tolerance * max(1.0, _size(h))
+                         or (first_argmax(s) if argmax else bool(s > float(theta))) != d
                          for s, h, d in zip(fast.outputs, run.outputs, run.decisions))
         if suspicious:
             exact = soft_run(self.model, word, self.tau, dps=self.cfg.confirm_dps)
             for s, sd, h, d, p in zip(exact.outputs, exact.decisions, run.outputs, run.decisions, positions):
-                diff = abs(Fraction(str(s)) - h)
+                diff = _distance(s, h, lambda v: Fraction(str(v)))
                 if diff > bound + self.cfg.confirm_slack or sd != d:
                     fail(f"boxes[n={box['n'] if box else 'claim'}].error_upper", p,
-                         f"soft output {float(Fraction(str(s))):.9g} vs hard {h} (|Δ| {float(diff):.6g} > {bound}); "
+                         f"soft output {format_value(s)} vs hard {format_value(h)} (|Δ| {float(diff):.6g} > {bound}); "
                          f"decisions soft {sd}, hard {d}")
         return 2 * len(positions)
+
+
+def _top_two(y: tuple) -> list:
+    return sorted(y, reverse=True)[:2]
+
+
+def _distance(soft, hard, convert):
+    """|soft − hard| of one output: a scalar, or the largest coordinate difference of an argmax vector."""
+    if isinstance(hard, tuple):
+        return max(abs(convert(s) - convert(h)) for s, h in zip(soft, hard))
+    return abs(convert(soft) - convert(hard))
+
+
+def _size(hard) -> float:
+    return max(abs(float(h)) for h in hard) if isinstance(hard, tuple) else abs(float(hard))
 
 
 def _legacy_heads(cert: dict) -> list[dict]:

@@ -197,6 +197,10 @@ def certify(model: Model, n_min: int, n_max: int | str, tau: Expr | None = None,
             progress: Progress = _no_progress, derive: bool = False) -> Outcome:
     """Prove soft = hard on [n_min, n_max] at ``tau``, else the model's proposed temperature, else a
     derived schedule; ``derive`` ignores the model's proposal (so a file need not be edited to ask)."""
+    if model.max_length is not None and (n_max == "inf" or n_max > model.max_length):
+        from .errors import UserError  # a bounded (v2) model means nothing beyond max_length
+
+        raise UserError(f"--nmax {n_max} is above the model's max_length {model.max_length}")
     try:
         st = analyse(model)
     except Unsupported as exc:

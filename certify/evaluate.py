@@ -30,8 +30,8 @@ class Run:
     streams: tuple  # streams[k][p][d]: after k layers, stream row p (row 0 = first position), dim index d
     first_position: int  # 0 with BOS, else 1
     output_rows: tuple[int, ...]
-    outputs: tuple  # output values at the output positions
-    decisions: tuple[bool, ...]
+    outputs: tuple  # output values at the output positions (argmax outputs: the tuple of the argmax dims)
+    decisions: tuple  # bool (threshold outputs) or int: index of the first largest dim (argmax outputs)
 
 
 def visible_keys(visible: str, i: int, first: int, last: int) -> range:
@@ -61,6 +61,8 @@ def output_positions(model: Model, n: int) -> tuple[int, ...]:
 def check_word(model: Model, word: Sequence[str]) -> None:
     if len(word) == 0:
         raise UserError("the word is empty; inputs have length n >= 1")
+    if model.max_length is not None and len(word) > model.max_length:
+        raise UserError(f"the word has length {len(word)}, above the model's max_length {model.max_length}")
     for k, s in enumerate(word):
         if s not in model.alphabet:
             raise UserError(f"word position {k + 1}: {s!r} is not in the alphabet")
@@ -111,7 +113,12 @@ def _attention(model: Model, layer: AttentionLayer, rows: list[list], weights, z
             if len(keys) == 0:
                 continue
             xi = rows[i - first]
-            scores = [sum((c * xi[q] * rows[j - first][k] for q, k, c in score), zero) for j in keys]
+            # the query's weight on each key dim first (Σ_q c·x_i[q]), so a key costs one term per key dim
+            weights_k: dict = {}
+            for q, k, c in score:
+                if xi[q]:
+                    weights_k[k] = weights_k.get(k, zero) + c * xi[q]
+            scores = [sum((w * rows[j - first][k] for k, w in weights_k.items()), zero) for j in keys]
             alpha = weights(head, scores)
             for (o, v, c) in value:
                 acc = zero
@@ -151,10 +158,23 @@ def _run(model: Model, word: Sequence[str], convert, weights, zero) -> Run:
         streams.append(rows)
     first = 0 if model.bos else 1
     out_rows = tuple(p - first for p in output_positions(model, n))
+    if model.output.argmax:
+        cols = [model.dims.index(d) for d in model.output.argmax]
+        vectors = tuple(tuple(rows[r][c] for c in cols) for r in out_rows)
+        return Run(n, tuple(streams), first, out_rows, vectors, tuple(first_argmax(v) for v in vectors))
     od = model.dims.index(model.output.dim)
     outputs = tuple(rows[r][od] for r in out_rows)
     threshold = convert(model.output.threshold)
     return Run(n, tuple(streams), first, out_rows, outputs, tuple(bool(y > threshold) for y in outputs))
+
+
+def first_argmax(values) -> int:
+    """Index of the largest value, the first one on exact ties (numpy's and tracr's argmax)."""
+    best = 0
+    for k, v in enumerate(values):
+        if v > values[best]:
+            best = k
+    return best
 
 
 def hard_run(model: Model, word: Sequence[str]) -> Run:
@@ -228,6 +248,8 @@ def float_run(model: Model, word: Sequence[str], tau, dtype="float64", block: in
         rows = np.array([r for r, s in enumerate(symbols) if s == sym])
         for d, c in model.token_embed[sym]:
             x[rows, index[d]] += dt(float(c))
+    for d, values in model.position_table:
+        x[:, index[d]] += np.array([float(values[p]) for p in idx], dtype=dt)
     for d, e in model.position_embed:
         try:
             x[:, index[d]] += np.broadcast_to(eval_numpy(e, {"i": idx, "n": n}, dt), (len(idx),))
@@ -255,6 +277,9 @@ def float_run(model: Model, word: Sequence[str], tau, dtype="float64", block: in
         x = new
         streams.append(x.copy())
     out_rows = tuple(p - first for p in output_positions(model, n))
+    if model.output.argmax:
+        vectors = tuple(tuple(v) for v in x[list(out_rows)][:, [index[d] for d in model.output.argmax]].tolist())
+        return Run(n, tuple(streams), first, out_rows, vectors, tuple(first_argmax(v) for v in vectors))
     y = x[list(out_rows), index[model.output.dim]]
     thr = dt(float(model.output.threshold))
     return Run(n, tuple(streams), first, out_rows, tuple(y.tolist()), tuple(bool(v > thr) for v in y))
@@ -310,7 +335,9 @@ def _mask(visible: str, qi, kj):
 
 
 def format_value(v) -> str:
-    """Exact values as "p/q" (or an integer); others as decimal strings."""
+    """Exact values as "p/q" (or an integer); others as decimal strings; argmax vectors as lists."""
+    if isinstance(v, tuple):
+        return "[" + ", ".join(format_value(x) for x in v) + "]"
     if isinstance(v, Fraction):
         return str(v.numerator) if v.denominator == 1 else f"{v.numerator}/{v.denominator}"
     try:

@@ -68,6 +68,10 @@ def export_weights(model: Model, n: int, tau: Expr | None, tau_source: str = "--
     ``tau_source`` names where τ came from in error messages (the flag, or the model's key)."""
     if n < 1:
         raise UserError(f"n must be a positive integer, got {n}")
+    if model.output.argmax:  # the graph decides y > threshold on one dim; an argmax output is another rule
+        raise UserError("export: argmax outputs (model.json v2) are not supported; the decision would be wrong")
+    if model.max_length is not None and n > model.max_length:
+        raise UserError(f"n = {n} is above the model's max_length {model.max_length}")
     dims = model.dims
     index = {d: k for k, d in enumerate(dims)}
     rows = len(positions(model, n))

@@ -26,6 +26,8 @@ from .expr import Expr, eval_exact, has_log, parse_expr, to_text
 from .kernel.positivity import check_tau
 
 FORMAT = "hardsoft.model/1"
+FORMAT_V2 = "hardsoft.model/2"
+MAX_TABLE_LENGTH = 4096
 MAX_FILE_BYTES = 16 * 2**20
 MAX_DIMS = 4096
 MAX_LAYERS = 256
@@ -75,6 +77,7 @@ class Output:
     dim: str
     position: str
     threshold: Fraction
+    argmax: tuple[str, ...] = ()  # v2 categorical output: decision = index of the first largest dim
 
 
 @dataclass(frozen=True)
@@ -90,6 +93,10 @@ class Model:
     output: Output
     temperature: Expr | None
     sha256: str  # of the canonical content (canonical_content), as certificates cite it
+    # v2 (docs/model-format-v2.md); v1 files leave the defaults, so they mean what they meant.
+    position_table: tuple[tuple[str, tuple[Fraction, ...]], ...] = ()  # dim -> value at position 0..max_length
+    max_length: int | None = None  # inputs longer than this are outside the model
+    temperature_interval: tuple[Fraction, Fraction] | None = None  # the model's τ lies in [lo, hi]
 
     def __hash__(self) -> int:
         return hash(self.sha256)
@@ -271,11 +278,12 @@ def parse_model(obj: Any) -> Model:
     """Validate a parsed JSON object; the model's hash is over its canonical content."""
     if not isinstance(obj, dict):
         raise ModelError("", "top level must be a JSON object")
-    _no_extra(obj, {"format", "name", "description", "alphabet", "bos", "dims", "embed", "layers", "output",
-                    "temperature"}, "")
     fmt = _get(obj, "format", "", str)
-    if fmt != FORMAT:
-        raise ModelError("format", f"expected {FORMAT!r}, got {fmt[:40]!r}")
+    if fmt not in (FORMAT, FORMAT_V2):
+        raise ModelError("format", f"expected {FORMAT!r} or {FORMAT_V2!r}, got {fmt[:40]!r}")
+    v2 = fmt == FORMAT_V2
+    _no_extra(obj, {"format", "name", "description", "alphabet", "bos", "dims", "embed", "layers", "output",
+                    "temperature"} | (V2_TOP_KEYS if v2 else set()), "")
     name = _get(obj, "name", "", str)
     if not _NAME.match(name):
         raise ModelError("name", "must match [A-Za-z0-9._-]{1,64}")
@@ -295,7 +303,7 @@ def parse_model(obj: Any) -> Model:
     dims = _symbols(dims_list, "dims")
     dimset = frozenset(dims)
     embed = _get(obj, "embed", "", dict)
-    _no_extra(embed, {"token", "position"}, "embed")
+    _no_extra(embed, {"token", "position"} | ({"position_table"} if v2 else set()), "embed")
     token_obj = _get(embed, "token", "embed", dict)
     token_embed = {}
     for sym in alphabet + ((bos,) if bos else ()):
@@ -337,14 +345,19 @@ def parse_model(obj: Any) -> Model:
                     raise ModelError(f"layers[{k}].heads[{h}].name", f"duplicate head name {head.name!r}")
                 seen.add(head.name)
     out = _get(obj, "output", "", dict)
-    _no_extra(out, {"dim", "position", "threshold"}, "output")
-    output = Output(
+    output = _argmax_output(out, dimset) if v2 and "argmax" in out else None
+    if output is None:
+        _no_extra(out, {"dim", "position", "threshold"}, "output")
+    output = output or Output(
         dim=_dim(_get(out, "dim", "output", str), dimset, "output.dim"),
         position=_choice(_get(out, "position", "output", str), OUTPUT_POSITIONS, "output.position"),
         threshold=parse_number(out["threshold"], "output.threshold") if "threshold" in out
         else _missing("output", "threshold"),
     )
     temperature = None
+    max_length = _max_length(obj) if v2 else None
+    table = _position_table(embed, dimset, max_length, pos_obj) if v2 else ()
+    interval = _temperature_interval(obj) if v2 else None
     if obj.get("temperature") is not None:
         t = obj["temperature"]
         if isinstance(t, (int, Decimal)) and not isinstance(t, bool):
@@ -357,7 +370,7 @@ def parse_model(obj: Any) -> Model:
             raise ModelError("temperature", f"the model's temperature τ(n) = {t} is {verdict.why} at n = {verdict.n} "
                                             "(it must be defined and positive for every n >= 1)")
     model = Model(name, description, alphabet, bos, dims, token_embed, tuple(position_embed), layers, output,
-                  temperature, "")
+                  temperature, "", table, max_length, interval)
     return replace(model, sha256=content_sha256(model))
 
 
@@ -396,7 +409,22 @@ def canonical_content(model: Model) -> dict:
         "output": {"dim": model.output.dim, "position": model.output.position,
                    "threshold": _fraction_text(model.output.threshold)},
         "temperature": None if model.temperature is None else to_text(model.temperature),
+        **_v2_content(model),
     }
+
+
+def _v2_content(model: Model) -> dict:
+    """The v2 keys, present only when used: a v1 model's content (and hash) is what it was."""
+    out: dict = {}
+    if model.max_length is not None:
+        out["max_length"] = model.max_length
+    if model.position_table:
+        out["position_table"] = {d: [_fraction_text(v) for v in values] for d, values in sorted(model.position_table)}
+    if model.temperature_interval is not None:
+        out["temperature_interval"] = [_fraction_text(v) for v in model.temperature_interval]
+    if model.output.argmax:
+        out["output_argmax"] = list(model.output.argmax)
+    return out
 
 
 def content_sha256(model: Model) -> str:
@@ -407,6 +435,72 @@ def content_sha256(model: Model) -> str:
 
 def _fraction_text(v: Fraction) -> str:
     return str(v.numerator) if v.denominator == 1 else f"{v.numerator}/{v.denominator}"
+
+
+# ---------------------------------------------------------------- v2 keys (docs/model-format-v2.md)
+
+V2_TOP_KEYS = {"max_length", "temperature_interval"}
+
+
+def _max_length(obj: dict) -> int | None:
+    """``max_length`` N: the model is only defined for inputs of length n ≤ N (a position table
+    has no value beyond N)."""
+    if "max_length" not in obj:
+        return None
+    v = obj["max_length"]
+    if isinstance(v, bool) or not isinstance(v, int) or not 1 <= v <= MAX_TABLE_LENGTH:
+        raise ModelError("max_length", f"expected an integer 1..{MAX_TABLE_LENGTH}")
+    return v
+
+
+def _position_table(embed: dict, dims: frozenset[str], max_length: int | None, pos_obj: dict):
+    """``embed.position_table``: {dim: [value at position 0, …, value at position N]} with N the
+    model's ``max_length``; position 0 is the BOS row (ignored without a BOS)."""
+    table = _get(embed, "position_table", "embed", dict, optional=True)
+    if not table:
+        return ()
+    if max_length is None:
+        raise ModelError("embed.position_table", "needs the top-level key 'max_length'")
+    out = []
+    for d, values in table.items():
+        path = f"embed.position_table.{d}"
+        _dim(d, dims, path)
+        if d in pos_obj:
+            raise ModelError(path, "dim also has an embed.position expression")
+        if not isinstance(values, list) or len(values) != max_length + 1:
+            raise ModelError(path, f"expected a list of max_length + 1 = {max_length + 1} numbers (positions 0..N)")
+        out.append((d, tuple(parse_number(v, f"{path}[{i}]") for i, v in enumerate(values))))
+    return tuple(out)
+
+
+def _argmax_output(out: dict, dims: frozenset[str]) -> Output:
+    """Categorical output: the decision at a position is the index of the largest of the listed
+    dims (the first one on exact ties, as numpy's / tracr's argmax)."""
+    _no_extra(out, {"argmax", "position"}, "output")
+    names = _get(out, "argmax", "output", list)
+    if len(names) < 2:
+        raise ModelError("output.argmax", "expected at least two dims")
+    argmax = tuple(_dim(d, dims, f"output.argmax[{k}]") for k, d in enumerate(names))
+    if len(set(argmax)) != len(argmax):
+        raise ModelError("output.argmax", "duplicate dim")
+    position = _choice(_get(out, "position", "output", str), OUTPUT_POSITIONS, "output.position")
+    return Output(dim=argmax[0], position=position, threshold=Fraction(0), argmax=argmax)
+
+
+def _temperature_interval(obj: dict) -> tuple[Fraction, Fraction] | None:
+    """``temperature_interval`` ["lo", "hi"]: rationals enclosing an irrational temperature such as
+    tracr's sqrt(K)/100, which no rational expression states exactly."""
+    if "temperature_interval" not in obj:
+        return None
+    if obj.get("temperature") is not None:
+        raise ModelError("temperature_interval", "give either 'temperature' or 'temperature_interval', not both")
+    pair = _get(obj, "temperature_interval", "", list)
+    if len(pair) != 2:
+        raise ModelError("temperature_interval", "expected [lo, hi]")
+    lo, hi = (parse_number(v, f"temperature_interval[{k}]") for k, v in enumerate(pair))
+    if not 0 < lo <= hi:
+        raise ModelError("temperature_interval", "expected 0 < lo <= hi")
+    return lo, hi
 
 
 def _missing(path: str, key: str):
@@ -531,7 +625,9 @@ def positions(model: Model, n: int) -> range:
 
 def position_embedding(model: Model, n: int) -> dict[str, list[Fraction]]:
     """Exact PE values; an undefined value is a ModelError naming the dim and position."""
-    table = {}
+    if model.max_length is not None and n > model.max_length:
+        raise ModelError("max_length", f"input length {n} exceeds the model's max_length {model.max_length}")
+    table = {d: [values[i] for i in positions(model, n)] for d, values in model.position_table}
     for d, e in model.position_embed:
         col = []
         for i in positions(model, n):

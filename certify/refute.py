@@ -17,7 +17,7 @@ from fractions import Fraction
 import mpmath
 
 from .errors import UserError
-from .evaluate import hard_run, soft_run
+from .evaluate import format_value, hard_run, soft_run
 from .expr import Expr, eval_mp, parse_expr, to_text
 from .model import Model, format_word
 
@@ -95,16 +95,29 @@ def _compare(model: Model, word, tau: Expr, cfg: RefuteConfig, on_threshold_only
         noise = mpmath.mpf(cfg.noise.numerator) / cfg.noise.denominator
         theta = mpmath.mpf(model.output.threshold.numerator) / model.output.threshold.denominator
         for row, h, s, hd, sd in zip(hard.output_rows, hard.outputs, soft.outputs, hard.decisions, soft.decisions):
-            if on_threshold_only and h != model.output.threshold:
+            if on_threshold_only and (decision_clearance(model, h) != 0 if model.output.argmax
+                                      else h != model.output.threshold):
                 continue
-            if hd != sd and abs(s - theta) > noise:
+            if hd != sd and decision_clearance(model, s) > noise:
                 n = len(word)
                 tau_n = eval_mp(tau, {"n": n})
                 return Counterexample(
                     word=format_word(model, word), n=n, tau=to_text(tau), position=row + hard.first_position,
-                    hard=str(h), soft=mpmath.nstr(s, 20),
+                    hard=format_value(h), soft=format_value(s) if model.output.argmax else mpmath.nstr(s, 20),
                     reason=(f"on {format_word(model, word)!r} (n={n}) at τ = {to_text(tau)} ≈ {mpmath.nstr(tau_n, 6)}, "
-                            f"position {row + hard.first_position}: hard output {h} decides {hd}, soft output "
-                            f"{mpmath.nstr(s, 12)} (threshold {'+' if s > theta else '-'} {mpmath.nstr(abs(s - theta), 3)}) decides {sd}"
+                            f"position {row + hard.first_position}: hard output {format_value(h)} decides {hd}, soft output "
+                            + (f"{[mpmath.nstr(v, 8) for v in s]} decides {sd}" if model.output.argmax else
+                               f"{mpmath.nstr(s, 12)} (threshold {'+' if s > theta else '-'} {mpmath.nstr(abs(s - theta), 3)}) decides {sd}")
                             + (" (the hard output sits on the threshold and leakage moves it)" if on_threshold_only else "")))
     return None
+
+
+def decision_clearance(model: Model, y):
+    """How far an output is from changing its decision: |y − θ| for a threshold output, top −
+    runner-up for an argmax output (0 on a tie).  A soft decision that differs from the hard one
+    counts only when this exceeds the evaluator's rounding noise."""
+    if model.output.argmax:
+        top, second = sorted(y, reverse=True)[:2]
+        return top - second
+    theta = mpmath.mpf(model.output.threshold.numerator) / model.output.threshold.denominator
+    return abs(y - theta)

@@ -113,7 +113,7 @@ CONTENT_CASES = {
     "unknown-top-key": (_set(["extra"], 1), ["extra"]),
     "unknown-head-key": (_set(HEAD + ["mask"], "j<i"), ["layers[0].heads[0].mask"]),
     "unknown-unit-key": (_set(["layers", 1, "hidden", 0, "gain"], 1), ["layers[1].hidden[0].gain"]),
-    "bad-format": (_set(["format"], "hardsoft.model/2"), ["format"]),
+    "bad-format": (_set(["format"], "hardsoft.model/3"), ["format"]),
     "bad-name": (_set(["name"], "no spaces allowed"), ["name"]),
     "duplicate-symbol": (_set(["alphabet"], ["a", "b", "a", "c"]), ["alphabet[2]"]),
     "duplicate-dim": (_set(["dims"], BASE["dims"] + ["one"]), ["dims[7]"]),

@@ -3,9 +3,10 @@ from __future__ import annotations
 
 import json
 
-from ..api import certify_model
+from ..api import certify_model, load_model, parse_schedule
 from ..certifier import parse_nmax
 from ..errors import UserError
+from ..expr import to_text
 from .progress import Progress
 
 
@@ -26,8 +27,14 @@ def main(args) -> int:
     n_min = parse_nmax(args.nmin, "--nmin")
     if n_min == "inf":
         raise UserError("--nmin: must be finite")
+    model = load_model(args.model)
+    if model.max_length is not None:  # a bounded (v2) model: one verdict per length
+        if args.derive and args.tau:
+            raise UserError("--derive: conflicts with --tau (derive a schedule, or check the given one)")
+        return _per_length(model, n_min, n_max, None if args.derive or not args.tau else parse_schedule(args.tau),
+                           args.json)
     with Progress(not args.quiet) as progress:
-        result = certify_model(args.model, n_max, n_min, args.tau, args.derive, progress)
+        result = certify_model(model, n_max, n_min, args.tau, args.derive, progress)
     if result.certificate is not None and args.out:
         result.write(args.out)
     if args.json:
@@ -38,3 +45,21 @@ def main(args) -> int:
     else:
         print(f"{result.verdict}: {result.model}: {result.reason}")
     return result.exit_code
+
+
+def _per_length(model, n_min: int, n_max, tau, as_json: bool) -> int:
+    from ..length_report import length_report, summary
+
+    if n_min > model.max_length:
+        raise UserError(f"--nmin {n_min} is above the model's max_length {model.max_length}")
+    top = model.max_length if n_max == "inf" else min(n_max, model.max_length)
+    verdicts = length_report(model, n_min, top, tau)
+    overall = "refuted" if any(v.verdict == "refuted" for v in verdicts) else \
+        "certified" if all(v.verdict == "certified" for v in verdicts) else "not proved"
+    if as_json:
+        print(json.dumps({"verdict": overall, "model": model.name, "n_min": n_min, "n_max": top,
+                          "tau": None if tau is None else to_text(tau), "max_length": model.max_length,
+                          "lengths": [v.as_json() for v in verdicts]}))
+    else:
+        print(f"{overall}: {model.name}: {summary(verdicts)}")
+    return {"certified": 0, "refuted": 1, "not proved": 2}[overall]

@@ -29,7 +29,7 @@ from ..errors import ExprError
 from ..expr import BinOp, Expr, Log, Num, eval_ball
 from ..model import AttentionLayer, Model
 from .polyid import ball_of, univariate
-from .structure import HeadFact, Structure
+from .structure import HeadFact, Structure, argmax_gap
 
 PRECISION_BITS = 128
 ZERO = arb(0)
@@ -111,9 +111,12 @@ def _analyse_box(model: Model, st: Structure, tau_expr: Expr, lo: int, hi: int) 
             err = _ffn_err(layer, facts, rng, err)
             rng = _ffn_range(layer, rng)
         rng = {d: _range(c, env) if c.fin is not None or c.pe is not None else rng[d] for d, c in coords_after.items()}
-    o = model.output.dim
-    margin = _margin(st.coords[-1][o], rng[o], model.output.threshold)
-    e = err[o]
+    if model.output.argmax:
+        e, margin = _argmax_error(model, err), q_ball(argmax_gap(model, st) / 2)
+    else:
+        o = model.output.dim
+        margin = _margin(st.coords[-1][o], rng[o], model.output.threshold)
+        e = err[o]
     ok = bool(e.is_zero() or e < margin)
     return BoxReport(lo, hi, tau, tuple(head_bounds), e, margin, ok, tuple(ffn_inputs))
 
@@ -146,7 +149,10 @@ def _range(c, env) -> object:
 def _embedding_ranges(model: Model, env) -> dict:
     """Token values' hull plus the position embedding's ball, per dim."""
     pe = dict(model.position_embed)
-    return {d: _token_hull(model, d) + _pe_ball(pe[d], env) if d in pe else _token_hull(model, d) for d in model.dims}
+    table = dict(model.position_table)
+    return {d: _token_hull(model, d) + _pe_ball(pe[d], env) if d in pe
+            else _token_hull(model, d) + _hull(frozenset(table[d])) if d in table
+            else _token_hull(model, d) for d in model.dims}
 
 
 @lru_cache(maxsize=4096)
@@ -345,6 +351,15 @@ def _ffn_range(layer, rng: dict) -> dict:
         for d, c in u.outputs:
             new[d] = new[d] + q_ball(c) * relu
     return new
+
+
+def _argmax_error(model: Model, err: dict) -> object:
+    """A ball whose upper end bounds |soft − hard| on every argmax dim: the decision is unchanged
+    when that is below half of the smallest top − runner-up gap (:func:`argmax_gap`)."""
+    out = ZERO
+    for d in model.output.argmax:
+        out = out.union(err[d])
+    return out
 
 
 def _margin(coord, rng, threshold: Fraction) -> object:

@@ -15,7 +15,7 @@ from flint import arb
 from ..expr import to_text
 from .bounds import BoxReport, exact_fraction, gap_lower_bounds
 from .polyid import simplified
-from .structure import Coord, HeadFact
+from .structure import Coord, HeadFact, argmax_gap
 
 DIGITS = 12
 FINAL_STATEMENT = "error(n) < margin(n), or error(n) = 0, on every box"
@@ -77,7 +77,10 @@ def box_record(report: BoxReport) -> dict:
 
 
 def structural_margin(model, st) -> str:
-    """min |y − θ| over the output's finite value set, or 0 when it is not finite."""
+    """min |y − θ| over the output's finite value set, or 0 when it is not finite; for a v2 argmax
+    output half the smallest top − runner-up gap (soft decides as hard when every error is below it)."""
+    if model.output.argmax:
+        return _decimal(argmax_gap(model, st) / 2, up=False)
     coord = st.coords[-1][model.output.dim]
     if coord.fin is None:
         return "0"

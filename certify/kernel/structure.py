@@ -150,15 +150,25 @@ def _finite(values, bos_value) -> Coord:
     return Coord(fin=fin, grid=Num(Fraction(_den_lcm(fin))), rest=rest, at_bos=bos_value)
 
 
+def _table_coord(values: tuple, word: list, at_bos: Fraction | None) -> Coord:
+    """A v2 position-table dim: finitely many values, exactly, because the model is only defined
+    for n ≤ max_length (token value + table value at a position 1..N; the BOS row is position 0)."""
+    rest = [t + v for t in word for v in values[1:]]
+    return _finite(rest, None if at_bos is None else at_bos + values[0])
+
+
 def embed_coords(model: Model) -> dict:
     symbols = list(model.alphabet) + ([model.bos] if model.bos else [])
     pe = dict(model.position_embed)
+    table = dict(model.position_table)
     out = {}
     for d in model.dims:
         tokens = frozenset(dict(model.token_embed[s]).get(d, Fraction(0)) for s in symbols)
         word = [dict(model.token_embed[s]).get(d, Fraction(0)) for s in model.alphabet]
         at_bos = dict(model.token_embed[model.bos]).get(d, Fraction(0)) if model.bos else None
-        if d not in pe:
+        if d in table:
+            out[d] = _table_coord(table[d], word, at_bos)
+        elif d not in pe:
             out[d] = _finite(word, at_bos)
         elif not variables_of(pe[d]):
             const = eval_exact(pe[d], {})
@@ -457,9 +467,9 @@ def _ziggurat(layer: int, head: Head, coords: dict, qexact: list, first: int) ->
     if is_zero(step, ("n",)):
         raise Unsupported(f"head {head.name!r}: position terms of the score cancel (no tie-break)")
     names = [k for k, _, _ in fin_terms]
-    combos = list(itertools.product(*(vals for _, _, vals in fin_terms)))
-    if len(combos) > MAX_COMBOS:
+    if not _product_fits(vals for _, _, vals in fin_terms):
         raise Unsupported(f"head {head.name!r}: too many key value combinations")
+    combos = list(itertools.product(*(vals for _, _, vals in fin_terms)))
     offsets = []
     for combo in combos:
         off: Expr = Num(Fraction(0))
@@ -545,9 +555,9 @@ def _key_delta(head: Head, coords: dict, terms: list) -> tuple[Expr, bool] | Non
     weights = [w for _, w in terms]
     if all(k.fin is not None for k in keys):
         names = [k for k, _ in terms]
-        combos = list(itertools.product(*(sorted(k.fin) for k in keys)))
-        if len(combos) > MAX_COMBOS:
+        if not _product_fits(k.fin for k in keys):
             return None
+        combos = list(itertools.product(*(sorted(k.fin) for k in keys)))
         score = [sum((w * v for w, v in zip(weights, c)), Fraction(0)) for c in combos]
         values = _values_by_combo(head, coords, names, combos)
         same = values is not None and all(values[a] == values[b] for a, b in itertools.combinations(range(len(combos)), 2)
@@ -718,11 +728,22 @@ def _mean(val: Coord, visible: str, first: int) -> Coord:
     return Coord(grid=_times(integral_grid(val), count))  # Σ of |U| values each in (Z + o)/G: only integral
 
 
+def _product_fits(sets) -> bool:
+    """Whether the product of these value sets has at most MAX_COMBOS elements, decided from the
+    sizes before anything is built: 46 binary key dims would otherwise ask for 2^46 tuples."""
+    size = 1
+    for s in sets:
+        size *= len(s)
+        if size > MAX_COMBOS:
+            return False
+    return True
+
+
 def ffn_fact(layer_index: int, layer: FFNLayer, coords: dict) -> FFNFact:
     dims = sorted({d for u in layer.units for d, _ in u.inputs + u.outputs})
     sets = [coords[d].fin for d in dims]
     combos = None
-    if all(s is not None for s in sets) and prod(len(s) for s in sets) <= MAX_COMBOS:
+    if all(s is not None for s in sets) and _product_fits(sets):
         combos = tuple(itertools.product(*(sorted(s) for s in sets)))
     pre = () if combos is None else tuple(
         tuple(sum((c * dict(zip(dims, combo))[d] for d, c in u.inputs), Fraction(0)) + u.bias for u in layer.units)
@@ -764,8 +785,8 @@ def _relu_grid(layer: FFNLayer, coords: dict, d: str) -> Coord:
 
 
 def embed_joint(model: Model) -> Joint:
-    pe = dict(model.position_embed)
-    dims = tuple(d for d in model.dims if d not in pe or not variables_of(pe[d]))
+    pe, table = dict(model.position_embed), dict(model.position_table)
+    dims = tuple(d for d in model.dims if d not in table and (d not in pe or not variables_of(pe[d])))
     shift = {d: eval_exact(pe[d], {}) if d in pe else Fraction(0) for d in dims}
     symbols = list(model.alphabet) + ([model.bos] if model.bos else [])
     return Joint(dims, frozenset(tuple(dict(model.token_embed[s]).get(d, Fraction(0)) + shift[d] for d in dims)
@@ -825,3 +846,76 @@ def analyse(model: Model) -> Structure:
     if blockers:
         raise Unsupported("; ".join(blockers), blockers)
     return Structure(first, tuple(history), tuple(facts), tuple(joints))
+
+
+def argmax_gap(model: Model, st: Structure) -> Fraction:
+    """For a v2 argmax output: a lower bound on top − runner-up over every possible hard output
+    vector of the argmax dims (0 when a tie cannot be excluded).
+
+    Joint values come from the last layer writing those dims when it is an FFN whose inputs have
+    a finite joint set (FFNFact.combos, exact for one input dim, a superset otherwise), times the
+    finite sets of argmax dims that layer does not touch; otherwise from the product of the final
+    per-dim sets.  Supersets only add vectors, so the minimum can only get smaller: sound.
+    """
+    dims = model.output.argmax
+    last = max((k for k, layer in enumerate(model.layers) if dims_written(layer) & set(dims)), default=None)
+    fact = None if last is None else st.facts[last]
+    if isinstance(fact, FFNFact):
+        layer = model.layers[last]
+        read = sorted(set(fact.dims) | set(dims))
+        untouched = not any(dims_written(model.layers[k]) & set(read) for k in range(last))
+        joint = _embedding_joint(model, read) if untouched else None
+        if joint is None:
+            if fact.combos is None:
+                return Fraction(0)
+            others = [d for d in dims if d not in fact.dims]
+            sets = [st.coords[last][d].fin for d in others]
+            if any(s is None for s in sets) or not _product_fits([fact.combos] + sets):
+                return Fraction(0)
+            joint = {tuple(combo) + rest for combo in fact.combos for rest in itertools.product(*map(sorted, sets))}
+            read = list(fact.dims) + others
+        vectors = set()
+        for vector in joint:
+            value = dict(zip(read, vector))
+            pre = [sum((c * value[d] for d, c in u.inputs), Fraction(0)) + u.bias for u in layer.units]
+            for u, h in zip(layer.units, pre):
+                if h > 0:
+                    for d, c in u.outputs:
+                        value[d] += c * h
+            vectors.add(tuple(value[d] for d in dims))
+    else:
+        sets = [st.coords[-1][d].fin for d in dims]
+        if any(s is None for s in sets) or not _product_fits(sets):
+            return Fraction(0)
+        vectors = set(itertools.product(*(sorted(s) for s in sets)))
+    return min(_top_gap(v) for v in vectors)
+
+
+def _embedding_joint(model: Model, dims: list[str]) -> set | None:
+    """Every joint value of ``dims`` at an input (non-BOS) row of the embedding, exactly: token
+    vector plus position-table vector, over symbols × positions 1..max_length (None for a dim
+    with a position expression, or when the product is too large)."""
+    pe = dict(model.position_embed)
+    if any(d in pe for d in dims):
+        return None
+    table = dict(model.position_table)
+    places = range(1, model.max_length + 1) if table and model.max_length is not None else (None,)
+    if len(model.alphabet) * len(places) > MAX_COMBOS:
+        return None
+    out = set()
+    for s in model.alphabet:
+        token = dict(model.token_embed[s])
+        for p in places:
+            out.add(tuple(token.get(d, Fraction(0)) + (table[d][p] if d in table else 0) for d in dims))
+    return out
+
+
+def _top_gap(vector: tuple) -> Fraction:
+    top, second = sorted(vector, reverse=True)[:2]
+    return top - second
+
+
+def dims_written(layer) -> set:
+    if isinstance(layer, AttentionLayer):
+        return {o for h in layer.heads for o, _, _ in h.value}
+    return {d for u in layer.units for d, _ in u.outputs}
