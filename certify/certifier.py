@@ -176,6 +176,8 @@ def derive_schedule(model: Model, st: Structure, probes: list[tuple[int, int]], 
     shape = schedule_shape(st)
     if shape is None:
         return Num(Fraction(1)), None  # every head is exact: any temperature works
+    if not _probe(model, st, _scaled(Fraction(2) ** cfg.kappa_min_exponent, shape), probes):
+        return None  # not even the coldest κ passes (e.g. a zero margin): skip the search from the top
     k = cfg.kappa_start_exponent
     while below is not None and k >= cfg.kappa_min_exponent and Fraction(2) ** k >= below:
         k -= 1

@@ -78,7 +78,7 @@ def edited_model(rng: random.Random, index: int) -> dict:
         model["dims"].append("unused")
     elif edit == "row-constant" and heads:
         model["dims"].append("row_n")
-        model["embed"]["position"]["row_n"] = "n"
+        model["embed"].setdefault("position", {})["row_n"] = "n"
         rng.choice(heads)["score"].append(["row_n", "row_n", 1])
     else:
         rng.shuffle(model["dims"])

@@ -43,6 +43,7 @@ from .polyid import affine_in, degree, integer_polynomial, is_zero, normal_form,
 
 MAX_COMBOS = 4096
 MAX_FIN = 4096
+MAX_MEANS = 256  # a bounded model's mean values are enumerated only up to this many (downstream products grow with it)
 
 
 class Unsupported(Exception):
@@ -689,7 +690,8 @@ def _rational_gcd(values) -> Fraction:
     return Fraction(gcd(*(int(v * den) for v in values)), den)
 
 
-def attention_coords(layer: AttentionLayer, coords: dict, first: int, facts: list) -> dict:
+def attention_coords(layer: AttentionLayer, coords: dict, first: int, facts: list,
+                     max_length: int | None = None) -> dict:
     new = dict(coords)
     for fact in facts:
         for out, val in _value_table(fact.head, coords).items():
@@ -703,6 +705,9 @@ def attention_coords(layer: AttentionLayer, coords: dict, first: int, facts: lis
                 # some key's value (which row's is unknown): every fact about one key's value holds,
                 # its grid offset included — dropping the offset claimed value·G ∈ Z (issue 11)
                 contrib = Coord(fin=val.fin, grid=val.grid, offset=val.offset)
+            elif max_length is not None and val.fin is not None and \
+                    (means := _mean_values(val.fin, max_length + 1 - first)) is not None:
+                contrib = Coord(fin=means, grid=Num(Fraction(_den_lcm(means))))  # a bounded model's means
             elif fact.kind != "uniform" and integral_grid(val) is not None:
                 # the mean of m ≤ |U_i| maxima, each value·L ∈ Z: mean·(m·L) ∈ Z, a denominator ≤ L·|U_i|
                 count = visible_count(fact.head.visible, first)  # an empty row (count 0) adds 0: denominator 1
@@ -715,6 +720,20 @@ def attention_coords(layer: AttentionLayer, coords: dict, first: int, facts: lis
                                 grid=integral_grid(contrib), den_bound=contrib.den_bound)
             new[out] = _add(new[out], contrib)
     return new
+
+
+def _mean_values(values: frozenset, top: int) -> frozenset | None:
+    """Every mean of m ≤ top values from ``values`` (repetition allowed): the output set of an
+    average head over at most ``top`` keys (a bounded, v2 model), or None past MAX_MEANS."""
+    out, sums = set(), {Fraction(0)}
+    for m in range(1, top + 1):
+        if len(sums) * len(values) > MAX_FIN:
+            return None
+        sums = {s + v for s in sums for v in values}
+        out.update(s / m for s in sums)
+        if len(out) > MAX_MEANS:
+            return None
+    return frozenset(out)
 
 
 def _mean(val: Coord, visible: str, first: int) -> Coord:
@@ -834,7 +853,7 @@ def analyse(model: Model) -> Structure:
                     blockers.append(str(exc))
                     heads.append(HeadFact(k, h, "unsupported"))
             facts.append(tuple(heads))
-            coords = attention_coords(layer, coords, first, heads)
+            coords = attention_coords(layer, coords, first, heads, model.max_length)
             joint = _without(joint, {o for h in layer.heads for o, _, _ in h.value})
         else:
             fact = ffn_fact(k, layer, coords)
