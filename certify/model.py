@@ -1,4 +1,4 @@
-"""model.json v1: loading and validation (``shared/spec/model-format.md``).
+"""model.json v1 and v2: loading and validation (docs/model-format.md, docs/model-format-v2.md).
 
 Everything a model says is checked here, before any work, and every rejection is
 one :class:`ModelError` naming the key path.  Numbers become exact ``Fraction``s

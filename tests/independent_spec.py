@@ -1,4 +1,4 @@
-"""An independent reading of ``shared/spec/model-format.md``, used as a test oracle.
+"""An independent reading of the model format (docs/model-format.md), used as a test oracle.
 
 Written from the spec alone, deliberately without importing (or reading) the
 project's ``certify.expr`` / ``certify.evaluate``: if both implementations agree on
