@@ -118,6 +118,9 @@ class _Plan:
         self.index = {d: k for k, d in enumerate(model.dims)}
         facts = cert.get("facts")
         self.coords = [] if facts is None else [_coord_statement(c) for c in facts["coords"]]
+        self.exact_unless = {} if facts is None else {
+            (c["after_layers"], c["dim"]): frozenset(Fraction(v) for v in c["exact_unless"])
+            for c in facts["coords"] if "exact_unless" in c}
         self.joint = [] if facts is None else [(j["after_layers"], [self.index[d] for d in j["dims"]],
                                                 {tuple(Fraction(v) for v in row) for row in j["rows"]})
                                                for j in facts.get("joint", [])]
@@ -162,7 +165,29 @@ class _Plan:
         box = self.box(n)
         for layer, head, statements in self.heads:
             checks += self._check_head(run, layer, head, statements, box, n, fail)
-        checks += self._check_output(run, word, box, n, soft, fail)
+        fast = float_run(self.model, word, self.tau, "float64") if soft else None
+        if fast is not None:
+            checks += self._check_exact_rows(run, word, fast, fail)
+        checks += self._check_output(run, word, fast, box, n, fail)
+        return checks
+
+    def _check_exact_rows(self, run, word, fast, fail) -> int:
+        """``exact_unless``: off the listed values soft equals hard (float screen, then mpmath)."""
+        checks, exact = 0, None
+        for (layer, dim), values in self.exact_unless.items():
+            col = self.index[dim]
+            for r, row in enumerate(run.streams[layer]):
+                if row[col] in values:
+                    continue
+                checks += 1
+                if abs(float(fast.streams[layer][r][col]) - float(row[col])) <= \
+                        self.cfg.screen_tolerance * max(1.0, abs(float(row[col]))):
+                    continue
+                exact = exact or soft_run(self.model, word, self.tau, dps=self.cfg.confirm_dps)
+                soft = _mp_fraction(exact.streams[layer][r][col])
+                if abs(soft - row[col]) > self.cfg.confirm_slack:
+                    fail(f"facts.coords[after {layer} layers, {dim}].exact_unless", run.first_position + r,
+                         f"hard value {row[col]} is not listed, yet soft is {float(soft):.12g}")
         return checks
 
     def _check_head(self, run, layer: int, head, statements, box, n: int, fail) -> int:
@@ -199,7 +224,7 @@ class _Plan:
                 checks += 1
         return checks
 
-    def _check_output(self, run, word, box, n: int, soft: bool, fail) -> int:
+    def _check_output(self, run, word, fast, box, n: int, fail) -> int:
         margin = Fraction(box["margin_lower"] if box is not None else self.claim["margin"])
         bound = Fraction(box["error_upper"] if box is not None else self.claim["error_bound"])
         theta = self.model.output.threshold
@@ -211,16 +236,15 @@ class _Plan:
                 fail(f"boxes[n={box['n'] if box else 'claim'}].margin_lower", p,
                      f"hard output {format_value(y)} is {float(clear):.6g} from "
                      f"{'a tie (half its top gap)' if argmax else 'the threshold'}, below {margin}")
-        if not soft:
+        if fast is None:
             return len(positions)
-        fast = float_run(self.model, word, self.tau, "float64")
         suspicious = any(_distance(s, h, float) > float(bound) + self.cfg.screen_tolerance * max(1.0, _size(h))
                          or (first_argmax(s) if argmax else bool(s > float(theta))) != d
                          for s, h, d in zip(fast.outputs, run.outputs, run.decisions))
         if suspicious:
             exact = soft_run(self.model, word, self.tau, dps=self.cfg.confirm_dps)
             for s, sd, h, d, p in zip(exact.outputs, exact.decisions, run.outputs, run.decisions, positions):
-                diff = _distance(s, h, lambda v: Fraction(str(v)))
+                diff = _distance(s, h, _mp_fraction)
                 if diff > bound + self.cfg.confirm_slack or sd != d:
                     fail(f"boxes[n={box['n'] if box else 'claim'}].error_upper", p,
                          f"soft output {format_value(s)} vs hard {format_value(h)} (|Δ| {float(diff):.6g} > {bound}); "
@@ -237,6 +261,14 @@ def _distance(soft, hard, convert):
     if isinstance(hard, tuple):
         return max(abs(convert(s) - convert(h)) for s, h in zip(soft, hard))
     return abs(convert(soft) - convert(hard))
+
+
+def _mp_fraction(v) -> Fraction:
+    """The exact value of an mpmath number (or of a rational): str() would round to 15 digits."""
+    if isinstance(v, (Fraction, int)):
+        return Fraction(v)
+    mantissa, exponent = v.man_exp
+    return Fraction(int(mantissa)) * Fraction(2) ** int(exponent)
 
 
 def _size(hard) -> float:

@@ -60,20 +60,24 @@ def rounding_obligations(model: Model, st: Structure, reports: list) -> list[dic
     """One obligation per (FFN layer, output dim) that the kernel found exact despite input error."""
     items = []
     for fact in st.facts:
-        if isinstance(fact, tuple) or fact.combos is None or not reports:
+        if isinstance(fact, tuple) or not reports:
+            continue
+        combos = fact.noisy if fact.noisy is not None else fact.combos  # other rows have exact inputs
+        if not combos:
             continue
         layer = model.layers[fact.layer]
         eps = {d: max(Fraction(upper(dict(r.ffn_inputs)[fact.layer][d])) for r in reports) for d in fact.dims}
         if not any(eps.values()):
             continue
-        for out in sorted({d for u in layer.units for d, _ in u.outputs}):
+        exact = set.intersection(*(set(dict(r.ffn_exact)[fact.layer]) for r in reports))
+        for out in sorted(exact):  # only what the kernel found exact on every box
             items.append({
                 "id": f"round:layer{fact.layer}:{out}",
                 "kind": "second opinion",
                 "lemma": "L-round",
                 "statement": f"inputs within the recorded error box leave {out} unchanged",
                 "eps": {d: str(v) for d, v in eps.items()},
-                "smt2": rounding_query(layer, fact.dims, fact.combos, eps, out),
+                "smt2": rounding_query(layer, fact.dims, combos, eps, out),
             })
     return items
 

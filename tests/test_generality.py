@@ -8,6 +8,7 @@ here and audited (conftest), and what they cannot prove is reported head by head
 from __future__ import annotations
 
 import json
+from fractions import Fraction
 import random
 import subprocess
 import sys
@@ -18,6 +19,9 @@ import pytest
 from certify.audit import AuditConfig, audit
 from certify.certifier import CertifyConfig, certify
 from certify.kernel.checker import check
+from certify.evaluate import hard_run, soft_run
+from certify.expr import parse_expr
+from certify.kernel.structure import analyse
 from certify.model import load_model, model_from_dict
 from outside_models import edited_model, random_model, simulable
 from soundness import assert_certificate_holds, words_up_to
@@ -71,6 +75,43 @@ def test_cli_json_not_proved_has_the_blocker_list(tmp_path):
 def test_unique_hard_ties_with_different_values_are_not_certified():
     """The joint rule must not accept tied maxima carrying different values under rightmost attention."""
     outcome = certify(model_from_dict(_two_blockers()), 1, 50, cfg=CertifyConfig(refute=False))
+    assert outcome.verdict != "certified"
+
+
+def _exact_rows_model(hard: str = "average", visible: str = "j<=i", position: str = "all") -> dict:
+    """ex5's pattern, reduced: query b averages t_b over the keys when no 'a' is visible (a uniform
+    row: soft = hard exactly) and sees the a's value 0 otherwise; 1/2 is hit only on uniform rows."""
+    return {"format": "hardsoft.model/1", "name": "exact-rows", "alphabet": ["a", "b"], "bos": "$",
+            "dims": ["one", "t_a", "t_b", "t_bos", "w", "out"],
+            "embed": {"token": {"a": {"t_a": 1}, "b": {"t_b": 1}, "$": {"t_bos": 1}}, "position": {"one": "1"}},
+            "layers": [{"type": "attention", "heads": [{"name": "h", "hard": hard, "visible": visible,
+                                                       "score": [["t_b", "t_a", "1/2"]], "value": [["w", "t_b", 1]]}]},
+                       {"type": "ffn", "hidden": [{"in": {"w": 2}, "bias": "-1/2", "out": {"out": 1}},
+                                                  {"in": {"w": 2}, "bias": "-3/2", "out": {"out": -1}}]}],
+            "output": {"dim": "out", "position": position, "threshold": "1/2"}}
+
+
+def test_uniform_rows_are_exact_and_a_tie_on_the_threshold_is_not_certified():
+    """The structure says w is exact off {0}; brute force agrees (soft = hard to 40 digits there).
+    The output then sits on θ = 1/2 on exact rows, which only rounding decides: not certified."""
+    model = model_from_dict(_exact_rows_model())
+    w = analyse(model).coords[1]["w"]
+    assert w.exact_unless == {Fraction(0)}
+    col = model.dims.index("w")
+    for word in words_up_to(model.alphabet, 1, 7, budget=400, random_words=10, random_max=30, seed=5):
+        hard, soft = hard_run(model, word), soft_run(model, word, parse_expr("1/n", variables=("n",)), dps=60)
+        for h, sft in zip(hard.streams[1], soft.streams[1]):
+            if h[col] != 0:
+                m, e = sft[col].man_exp
+                assert abs(Fraction(int(m)) * Fraction(2) ** int(e) - h[col]) < Fraction(1, 10**40), word
+    assert certify(model, 1, 200, cfg=CertifyConfig(refute=False)).verdict != "certified"
+
+
+@pytest.mark.parametrize("change", [{"hard": "rightmost"}, {"visible": "all", "position": "first"}])
+def test_exact_rows_are_not_claimed_where_soft_differs(change):
+    """Under rightmost-hard attention soft averages a uniform row (no exact rows); a non-causal head
+    lets the first row see every key (no exact first row): neither may be certified."""
+    outcome = certify(model_from_dict(_exact_rows_model(**change)), 1, 200, cfg=CertifyConfig(refute=False))
     assert outcome.verdict != "certified"
 
 

@@ -29,7 +29,7 @@ from ..errors import ExprError
 from ..expr import BinOp, Expr, Log, Num, eval_ball
 from ..model import AttentionLayer, Model
 from .polyid import ball_of, univariate
-from .structure import HeadFact, Structure, argmax_gap
+from .structure import HeadFact, Structure, argmax_gap, first_row_exact
 
 PRECISION_BITS = 128
 ZERO = arb(0)
@@ -62,6 +62,7 @@ class BoxReport:
     margin: object
     ok: bool
     ffn_inputs: tuple = ()  # (layer, {dim: error bound}) for each FFN layer, for second-opinion obligations
+    ffn_exact: tuple = ()  # (layer, dims it writes with error exactly 0): what a second opinion may confirm
 
 
 def box_ball(lo: Fraction | int, hi: Fraction | int):
@@ -92,7 +93,7 @@ def _analyse_box(model: Model, st: Structure, tau_expr: Expr, lo: int, hi: int) 
     rng = _embedding_ranges(model, env)
     err = {d: ZERO for d in model.dims}
     head_bounds = []
-    ffn_inputs = []
+    ffn_inputs, ffn_exact = [], []
     for k, layer in enumerate(model.layers):
         facts = st.facts[k]
         coords_after = st.coords[k + 1]
@@ -109,16 +110,28 @@ def _analyse_box(model: Model, st: Structure, tau_expr: Expr, lo: int, hi: int) 
         else:
             ffn_inputs.append((k, {d: err[d] for d in facts.dims}))
             err = _ffn_err(layer, facts, rng, err)
+            ffn_exact.append((k, frozenset(d for u in layer.units for d, _ in u.outputs if err[d].is_zero())))
             rng = _ffn_range(layer, rng)
         rng = {d: _range(c, env) if c.fin is not None or c.pe is not None else rng[d] for d, c in coords_after.items()}
     if model.output.argmax:
         e, margin = _argmax_error(model, err), q_ball(argmax_gap(model, st) / 2)
     else:
         o = model.output.dim
-        margin = _margin(st.coords[-1][o], rng[o], model.output.threshold)
-        e = err[o]
-    ok = bool(e.is_zero() or e < margin)
-    return BoxReport(lo, hi, tau, tuple(head_bounds), e, margin, ok, tuple(ffn_inputs))
+        coord = st.coords[-1][o]
+        e = ZERO if coord.exact_unless == frozenset() else err[o]  # every row exact
+        # the margin is over every hard value, exact rows included: a hard output on θ is decided by
+        # whatever rounding an evaluator does, so exactness excuses no margin (error 0 aside)
+        margin = _margin(coord, rng[o], model.output.threshold)
+    if first_row_exact(model):
+        e = ZERO
+    # error 0 with margin 0 (a hard output on θ) is accepted only when every head is uniform: there
+    # soft is hard by symmetry; elsewhere a tie on θ is decided by an evaluator's rounding
+    ok = bool(e < margin or e.is_zero() and (margin > 0 or _all_uniform(st)))
+    return BoxReport(lo, hi, tau, tuple(head_bounds), e, margin, ok, tuple(ffn_inputs), tuple(ffn_exact))
+
+
+def _all_uniform(st: Structure) -> bool:
+    return all(f.kind == "uniform" for layer in st.facts if isinstance(layer, tuple) for f in layer)
 
 
 def _position_pieces(first: int, hi: int) -> tuple:
@@ -302,13 +315,14 @@ def _ffn_err(layer, fact, rng: dict, err: dict) -> dict:
     their slopes (which may cancel, as in L-round), crossing units add |c|·e."""
     e_h = [sum((abs(q_ball(c)) * err[d] for d, c in u.inputs), ZERO) for u in layer.units]
     outs = sorted({d for u in layer.units for d, _ in u.outputs})
-    if fact.combos is None:
+    pres = fact.noisy_pre if fact.noisy is not None else fact.pre  # rows off ``noisy`` have exact inputs
+    if fact.noisy is None and fact.combos is None:
         hs = [q_ball(u.bias) + sum((q_ball(c) * rng[d] for d, c in u.inputs), ZERO) for u in layer.units]
         patterns = {tuple("off" if h + e <= 0 else "on" if h - e >= 0 else "cross" for h, e in zip(hs, e_h))}
     else:
         bound = [_fraction_above(e) for e in e_h]
         patterns = {tuple("off" if h + e <= 0 else "on" if h - e >= 0 else "cross" for h, e in zip(pre, bound))
-                    for pre in fact.pre}
+                    for pre in pres}
     worst = {o: ZERO for o in outs}
     for regimes in patterns:
         for o in outs:

@@ -113,7 +113,9 @@ def facts_record(st) -> dict:
     * coords, after k layers, dim d: ``values`` — the value is in the set; ``exact`` — it equals
       the expression; ``grid``/``offset`` — value·G(i, n) − offset is an integer; ``values_off_bos``
       / ``value_at_bos`` — the values at input rows / the value at the BOS row; ``denominator_at_most``
-      — the value's denominator in lowest terms is at most that expression.
+      — the value's denominator in lowest terms is at most that expression; ``exact_unless`` — at
+      every row whose hard value is not in this list, the soft value equals the hard one for every
+      τ (the row's heads saw equal scores or exact inputs).
     * heads: ``equal_scores`` — all visible scores of a row are equal; ``levels`` (width w, size c
       per box, ``unique``) — every non-maximal key's deficit s_max − s_j is ≥ w, each band
       [m·w, (m+1)·w), m ≥ 1, holds ≤ c keys, and (unique) one key is maximal; ``gap`` — every
@@ -124,7 +126,7 @@ def facts_record(st) -> dict:
     coords = []
     for k, layer in enumerate(st.coords):
         for dim, c in layer.items():
-            entry = _coord_record(c)
+            entry = _coord_record(c, written=k > 0 and c is not st.coords[k - 1][dim])
             if entry:
                 coords.append({"after_layers": k, "dim": dim, **entry})
     heads = []
@@ -140,7 +142,7 @@ def _text(e) -> str:
     return to_text(simplified(e))
 
 
-def _coord_record(c: Coord) -> dict:
+def _coord_record(c: Coord, written: bool) -> dict:
     entry = {}
     if c.fin is not None:
         entry["values"] = [str(v) for v in sorted(c.fin)]
@@ -154,6 +156,8 @@ def _coord_record(c: Coord) -> dict:
         entry["value_at_bos"] = str(c.at_bos)
     if c.den_bound is not None:
         entry["denominator_at_most"] = _text(c.den_bound)
+    if c.exact_unless is not None and written:  # an embedding is exact: only written dims say more
+        entry["exact_unless"] = [str(v) for v in sorted(c.exact_unless)]
     return entry
 
 

@@ -63,6 +63,8 @@ class Coord:
     rest: frozenset | None = None  # finite values at the input positions (BOS row excluded)
     at_bos: Fraction | None = None  # the exact value at the BOS row
     den_bound: Expr | None = None  # the value's denominator is at most B(i, n) (a mean over ≤ |U_i| maxima)
+    # soft = hard exactly (every τ) at each row whose hard value is outside this set; None: no claim
+    exact_unless: frozenset | None = None
 
 
 @dataclass(frozen=True)
@@ -91,6 +93,8 @@ class FFNFact:
     dims: tuple[str, ...]  # the coordinates the units read or write
     combos: tuple[tuple[Fraction, ...], ...] | None  # every joint hard value of ``dims``, if finite
     pre: tuple = ()  # per combo: each unit's exact pre-activation
+    noisy: tuple | None = None  # the joint values at rows where some input may carry soft error, if finite
+    noisy_pre: tuple = ()  # per noisy combo: each unit's exact pre-activation
 
 
 @dataclass(frozen=True)
@@ -182,7 +186,7 @@ def embed_coords(model: Model) -> dict:
             out[d] = Coord(pe=pe[d], grid=pe_grid(pe[d]))
         else:
             out[d] = Coord()
-    return out
+    return {d: replace(c, exact_unless=frozenset()) for d, c in out.items()}
 
 
 def _reads_position(e: Expr) -> bool:
@@ -625,10 +629,14 @@ def _lattice(layer: int, head: Head, coords: dict, first: int) -> HeadFact:
     multiples of c/(G_q·G_k); with g the gcd of the c's, every score difference is a multiple of
     g/Π G over the distinct grids, so non-zero gaps are ≥ g/(Π exact grids · Π bounds).  A key grid
     G(j, n) that varies with the key position (shared by every term, affine in j) puts a difference of
-    two keys on Z/(G(j)·G(j')); |G| (and an affine bound B(i)) is largest at an end row."""
+    two keys on Z/(G(j)·G(j')) (terms with a fixed key grid scale that lattice, like query grids; a
+    key known by a denominator bound d(j) ≤ B(j) acts as such a G with |G| ≤ B);
+    |G| (and an affine bound B(i)) is largest at an end row."""
     exact, bounds, kgrids, coefs = {}, {}, [], []
     for q, k, c in head.score:
         gq, gk = integral_grid(coords[q]), integral_grid(coords[k])
+        if gk is None and coords[k].den_bound is not None:  # k(j)·d(j) ∈ Z, d(j) an unknown integer ≤ B(j)
+            gk = DenBound(k, coords[k].den_bound)
         if gk is None or gq is None and coords[q].den_bound is None:
             raise Unsupported(f"lattice: no grid for query dim {q!r} or key dim {k!r}")
         if gq is not None and "i" not in variables_of(gq):
@@ -639,12 +647,12 @@ def _lattice(layer: int, head: Head, coords: dict, first: int) -> HeadFact:
             raise Unsupported(f"lattice: the grid of query dim {q!r} is not affine in the position")
         kgrids.append(gk)
         coefs.append(c)
-    moving = any("i" in variables_of(g) for g in kgrids)
-    if moving and (any(not is_zero(BinOp("-", g, kgrids[0]), ("i", "n")) for g in kgrids)
-                   or affine_in(kgrids[0], "i") is None):
+    movers = [g for g in kgrids if isinstance(g, DenBound) or "i" in variables_of(g)]
+    moving = bool(movers)
+    if moving and (any(not _same_mover(g, movers[0]) for g in movers) or affine_in(_bound(movers[0]), "i") is None):
         raise Unsupported("lattice: key grids that vary with the position differ between terms or are not affine")
-    if not moving:
-        for g in kgrids:
+    for g in kgrids:  # a fixed key grid multiplies the lattice's denominator like a query grid
+        if not isinstance(g, DenBound) and "i" not in variables_of(g):
             exact.setdefault(to_text(simplified(g, ("n",))), g)
     if len(bounds) > 2:
         raise Unsupported("lattice: more than two query dims known only by denominator bounds")
@@ -654,7 +662,7 @@ def _lattice(layer: int, head: Head, coords: dict, first: int) -> HeadFact:
     ends = lambda e: [substitute(e, "i", row) for row in (Num(Fraction(first)), Var("n"))]  # noqa: E731
     factors = [ends(b) for b in bounds.values()]
     if moving:
-        factors += [ends(kgrids[0])] * 2
+        factors += [ends(_bound(movers[0]))] * 2
     gammas = tuple(simplified(_divided(base, pick), ("n",)) for pick in itertools.product(*factors))
     unique = _injective(head, coords)
     if head.hard != "average" and not unique:
@@ -662,6 +670,25 @@ def _lattice(layer: int, head: Head, coords: dict, first: int) -> HeadFact:
                           "(tied maxima cannot be excluded)")
     return HeadFact(layer, head, "gap", delta_key=simplified(base, ("n",)), gammas=gammas, homogeneous=unique,
                     lemma="L-gap (score differences on a lattice of step |U(n)|)")
+
+
+@dataclass(frozen=True)
+class DenBound:
+    """A key dim whose value at key j is m/d(j) with d(j) an unknown integer ≤ bound(j, n): the same
+    d(j) for every term reading that dim, so it acts as a key grid varying with the position."""
+
+    dim: str
+    bound: Expr
+
+
+def _same_mover(a, b) -> bool:
+    if isinstance(a, DenBound) or isinstance(b, DenBound):
+        return a == b
+    return is_zero(BinOp("-", a, b), ("i", "n"))
+
+
+def _bound(g) -> Expr:
+    return g.bound if isinstance(g, DenBound) else g
 
 
 def _divided(e: Expr, divisors) -> Expr:
@@ -691,9 +718,10 @@ def _rational_gcd(values) -> Fraction:
 
 
 def attention_coords(layer: AttentionLayer, coords: dict, first: int, facts: list,
-                     max_length: int | None = None) -> dict:
+                     max_length: int | None = None, joint: Joint | None = None) -> dict:
     new = dict(coords)
     for fact in facts:
+        noisy = _noisy_outputs(fact, coords, joint)
         for out, val in _value_table(fact.head, coords).items():
             if val.grid is not None and "i" in variables_of(val.grid):
                 val = Coord(fin=val.fin)  # the key's grid varies with the key position
@@ -718,8 +746,74 @@ def attention_coords(layer: AttentionLayer, coords: dict, first: int, facts: lis
             if may_be_empty(fact.head.visible):  # an empty row adds 0, which is on the integral grid only
                 contrib = Coord(fin=None if contrib.fin is None else contrib.fin | {Fraction(0)},
                                 grid=integral_grid(contrib), den_bound=contrib.den_bound)
-            new[out] = _add(new[out], contrib)
+            new[out] = replace(_add(new[out], contrib), exact_unless=_noisy_sum(new[out], contrib, noisy.get(out)))
     return new
+
+
+def _noisy_outputs(fact: HeadFact, coords: dict, joint: Joint | None) -> dict:
+    """out dim → the values the head adds at rows where its soft output may differ from the hard one.
+
+    With every score and value input exact, a row whose visible scores are all equal is exact
+    under an average head (softmax of equal scores is the uniform average, for every τ). So, per
+    joint query value: a score that ignores the key is exact on its rows; otherwise the rows whose
+    maximum is the lowest level are exact too (every visible key sits on it), and a non-exact row
+    carries the value of its maximal level — one value when that level's keys agree."""
+    head = fact.head
+    outs = _value_table(head, coords)
+    reads = {d for q, k, _ in head.score for d in (q, k)} | {v for _, v, _ in head.value}
+    if fact.kind == "unsupported" or any(coords[d].exact_unless != frozenset() for d in reads):
+        return {}
+    if head.hard != "average":  # the hard output is one key's value; soft averages ties: no exact rows
+        return {o: c.fin for o, c in outs.items()}
+    if fact.kind == "uniform":
+        return {o: frozenset() for o in outs}
+    shadow = [t for t in head.score if _row_constant(coords[t[1]]) is None]
+    qdims = sorted({q for q, _, _ in shadow})
+    kdims = sorted({k for _, k, _ in shadow} | {v for _, v, _ in head.value})
+    qrows = _joint_values(qdims, coords, joint)
+    krows = _joint_values(kdims, coords, joint)
+    fallback = {o: c.fin if fact.homogeneous else None for o, c in outs.items()}
+    if qrows is None:
+        return fallback
+    noisy = {o: set() for o in outs}
+    for qc in qrows:
+        q = dict(zip(qdims, qc))
+        coef: dict = {}
+        for a, b, c in shadow:
+            coef[b] = coef.get(b, Fraction(0)) + c * q[a]
+        if not any(coef.values()):
+            continue  # the score ignores the key: every such row is uniform, hence exact
+        if krows is None:
+            return fallback
+        levels: dict = {}
+        for kc in krows:
+            k = dict(zip(kdims, kc))
+            carried = tuple(sum((c * k[v] for o2, v, c in head.value if o2 == o), Fraction(0)) for o in outs)
+            levels.setdefault(sum((w * k[b] for b, w in coef.items()), Fraction(0)), set()).add(carried)
+        low = min(levels)
+        for s, carried in levels.items():
+            if s == low:
+                continue
+            if len(carried) != 1:
+                return fallback
+            for o, v in zip(outs, next(iter(carried))):
+                noisy[o].add(v)
+    return {o: frozenset(v) for o, v in noisy.items()}
+
+
+def _noisy_sum(old: Coord, contrib: Coord, noisy: frozenset | None) -> frozenset | None:
+    """exact_unless of old + contrib: a sum is exact where both parts are, so its non-exact values
+    are those with a non-exact part (the other part ranging over its value set)."""
+    if old.exact_unless is None or noisy is None:
+        return None
+    parts = []
+    if noisy:
+        parts.append(_sums(old.fin, noisy))
+    if old.exact_unless:
+        parts.append(_sums(old.exact_unless, contrib.fin | {Fraction(0)} if contrib.fin is not None else None))
+    if any(p is None for p in parts):
+        return None
+    return frozenset().union(*parts)
 
 
 def _mean_values(values: frozenset, top: int) -> frozenset | None:
@@ -764,10 +858,32 @@ def ffn_fact(layer_index: int, layer: FFNLayer, coords: dict) -> FFNFact:
     combos = None
     if all(s is not None for s in sets) and _product_fits(sets):
         combos = tuple(itertools.product(*(sorted(s) for s in sets)))
-    pre = () if combos is None else tuple(
+    noisy = _noisy_combos(dims, coords)
+    return FFNFact(layer_index, tuple(dims), combos, _pre(layer, dims, combos), noisy, _pre(layer, dims, noisy))
+
+
+def _pre(layer: FFNLayer, dims: list[str], combos) -> tuple:
+    """Each unit's exact pre-activation at every combination of input values."""
+    return () if combos is None else tuple(
         tuple(sum((c * dict(zip(dims, combo))[d] for d, c in u.inputs), Fraction(0)) + u.bias for u in layer.units)
         for combo in combos)
-    return FFNFact(layer_index, tuple(dims), combos, pre)
+
+
+def _noisy_combos(dims: list[str], coords: dict) -> tuple | None:
+    """The joint input values at rows where some input may differ from hard (one input among its
+    non-exact values, the others anywhere in their value sets); elsewhere every input, hence the
+    FFN, is exact.  None when a set is unknown or the product too large."""
+    if any(coords[d].exact_unless is None for d in dims):
+        return None
+    combos = set()
+    for k, d in enumerate(dims):
+        if not coords[d].exact_unless:
+            continue
+        parts = [coords[d].exact_unless if j == k else coords[e].fin for j, e in enumerate(dims)]
+        if any(p is None for p in parts) or not _product_fits(parts):
+            return None
+        combos.update(itertools.product(*(sorted(p) for p in parts)))
+    return tuple(sorted(combos))
 
 
 def ffn_coords(layer: FFNLayer, coords: dict, fact: FFNFact) -> dict:
@@ -775,18 +891,27 @@ def ffn_coords(layer: FFNLayer, coords: dict, fact: FFNFact) -> dict:
     outs = sorted({d for u in layer.units for d, _ in u.outputs})
     for d in outs:
         new[d] = _relu_grid(layer, coords, d)
-    if fact.combos is None:
-        return new
+    if fact.combos is not None:
+        results = _ffn_values(layer, fact.dims, fact.combos, fact.pre, outs)
+        for d in outs:
+            if len(results[d]) <= MAX_FIN:
+                new[d] = Coord(fin=frozenset(results[d]), grid=Num(Fraction(_den_lcm(results[d]))))
+    if fact.noisy is not None:
+        noisy = _ffn_values(layer, fact.dims, fact.noisy, fact.noisy_pre, outs)
+        for d in outs:
+            new[d] = replace(new[d], exact_unless=frozenset(noisy[d]) if len(noisy[d]) <= MAX_FIN else None)
+    return new
+
+
+def _ffn_values(layer: FFNLayer, dims, combos, pres, outs) -> dict:
+    """The exact FFN at each input combination: old value plus c·ReLU(h) over the units writing d."""
     results = {d: set() for d in outs}
-    for combo, pre in zip(fact.combos, fact.pre):
-        row = dict(zip(fact.dims, combo))
-        for d in outs:  # the exact FFN: old value plus c·ReLU(h) over the units writing d
+    for combo, pre in zip(combos, pres):
+        row = dict(zip(dims, combo))
+        for d in outs:
             results[d].add(row[d] + sum((c * h for u, h in zip(layer.units, pre) if h > 0
                                          for e, c in u.outputs if e == d), Fraction(0)))
-    for d in outs:
-        if len(results[d]) <= MAX_FIN:
-            new[d] = Coord(fin=frozenset(results[d]), grid=Num(Fraction(_den_lcm(results[d]))))
-    return new
+    return results
 
 
 def _relu_grid(layer: FFNLayer, coords: dict, d: str) -> Coord:
@@ -798,9 +923,31 @@ def _relu_grid(layer: FFNLayer, coords: dict, d: str) -> Coord:
             continue
         h = _combination(u.inputs, coords, start=_finite([u.bias], u.bias))
         if h.grid is None:
-            return Coord()
+            return _relu_den_bound(layer, coords, d)
         acc = _add(acc, _scaled(Coord(grid=integral_grid(h)), c))
     return Coord(grid=acc.grid, offset=acc.offset) if acc.fin is None else Coord()
+
+
+def _relu_den_bound(layer: FFNLayer, coords: dict, d: str) -> Coord:
+    """x_d + Σ c·ReLU(h) when one input z is known only by a denominator bound B (a mean) and the
+    others by fixed grids: in every regime the output is a rational combination of the inputs, so
+    its denominator divides M·den(z) with M the lcm of the denominators of c·a, c·b and the grids."""
+    units = [u for u in layer.units if any(e == d for e, _ in u.outputs)]
+    reads = {x for u in units for x, _ in u.inputs} | {d}
+    bounded = [x for x in reads if integral_grid(coords[x]) is None]
+    if len(bounded) != 1 or coords[bounded[0]].den_bound is None:
+        return Coord()
+    grids = {bounded[0]: 1}
+    for x in reads - set(bounded):
+        g = simplified(integral_grid(coords[x]))
+        if not isinstance(g, Num) or g.value.denominator != 1:
+            return Coord()
+        grids[x] = abs(int(g.value))
+    m = grids[d]
+    for u in units:  # a term c·a·x with x·G ∈ Z has a denominator dividing den(c·a)·G
+        c = sum((coef for e, coef in u.outputs if e == d), Fraction(0))
+        m = lcm(m, (c * u.bias).denominator, *((c * a).denominator * grids[x] for x, a in u.inputs))
+    return Coord(den_bound=BinOp("*", Num(Fraction(m)), coords[bounded[0]].den_bound))
 
 
 def embed_joint(model: Model) -> Joint:
@@ -853,7 +1000,7 @@ def analyse(model: Model) -> Structure:
                     blockers.append(str(exc))
                     heads.append(HeadFact(k, h, "unsupported"))
             facts.append(tuple(heads))
-            coords = attention_coords(layer, coords, first, heads, model.max_length)
+            coords = attention_coords(layer, coords, first, heads, model.max_length, joint)
             joint = _without(joint, {o for h in layer.heads for o, _, _ in h.value})
         else:
             fact = ffn_fact(k, layer, coords)
@@ -865,6 +1012,14 @@ def analyse(model: Model) -> Structure:
     if blockers:
         raise Unsupported("; ".join(blockers), blockers)
     return Structure(first, tuple(history), tuple(facts), tuple(joints))
+
+
+def first_row_exact(model: Model) -> bool:
+    """The output is read at the first row and every head is causal: that row sees only itself,
+    so each head there has one visible key (softmax weight exactly 1) or none, and by induction over
+    the layers its soft stream equals the hard one for every τ."""
+    return model.output.position == "first" and all(
+        h.visible in ("j<=i", "j<i") for layer in model.layers if isinstance(layer, AttentionLayer) for h in layer.heads)
 
 
 def argmax_gap(model: Model, st: Structure) -> Fraction:
