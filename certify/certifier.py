@@ -25,7 +25,7 @@ from .kernel.records import (box_record, facts_record, ffn_record, head_record, 
 from .kernel.polyid import substitute
 from .kernel.positivity import check_tau
 from .kernel.structure import HeadFact, Structure, Unsupported, analyse, query_bound
-from .kernel.tail import TailFailure, TailReport, analyse_tail, tail_record
+from .kernel.tail import TailFailure, TailReport, analyse_tail, sup, tail_record
 from .second_opinion import rounding_obligations
 from .simplify import readable
 from .model import Model
@@ -284,8 +284,6 @@ def tail_blockers(tail: TailReport) -> list[str]:
 
 
 def _settles(leak, n0: int) -> bool:
-    from .kernel.tail import sup
-
     top = sup(leak, n0)
     return top is not None and top < 1
 

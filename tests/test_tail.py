@@ -302,3 +302,11 @@ def test_tails_from_n0_4_of_adversarial_models_hold_by_brute_force():
     for k in range(30):
         _tail_sweep_one(model_from_dict(adversarial_model(rng, k)), counts, k)
     assert counts["tail"] >= 4, counts  # measured: 6 of 30 (the other 24 fail on structure or the boxes)
+
+
+@pytest.mark.parametrize("path", sorted((ROOT / "tests" / "fixtures" / "coverage").glob("*.json")), ids=lambda p: p.stem)
+def test_the_outside_coverage_examples_certify_for_every_length(path):
+    model = load_model(path)
+    outcome = certify(model, 1, "inf")
+    assert outcome.verdict == "certified", outcome.blockers
+    check(outcome.certificate, model)
