@@ -310,3 +310,15 @@ def test_the_outside_coverage_examples_certify_for_every_length(path):
     outcome = certify(model, 1, "inf")
     assert outcome.verdict == "certified", outcome.blockers
     check(outcome.certificate, model)
+
+
+@pytest.mark.parametrize("name, tau", [("exists-b.json", "1/10"), ("exists-b.json", "1/60"),
+                                       ("since-a-b.json", "1/1000"), ("bos-first-a.json", "1/100"),
+                                       ("compiled/counting-majority-bounded.json", "1/(4*(n + 1))"),
+                                       ("compiled/tl-prev-next-bounded.json", "1/log(n + 2)")])
+def test_schedules_whose_leakage_grows_without_limit_are_never_certified_for_all_n(name, tau):
+    """τ too hot for the head's gap or lattice step by more than a constant: γ/τ or |A|/τ does not grow like
+    log n, so the bound N·e^(−γ/τ) or 1/(e^(|A|/τ) − 1) grows with n; whatever the boxes say, never all n."""
+    model = load_model(MODELS / name)
+    outcome = certify(model, 1, "inf", tau=parse_expr(tau, variables=("n",), allow_log=True))
+    assert outcome.verdict != "certified" and outcome.certificate is None

@@ -325,7 +325,7 @@ def analyse_tail(model: Model, st: Structure, tau_expr: Expr, n0: int) -> TailRe
     with ctx.workprec(PRECISION_BITS):
         try:
             return _walk(model, st, tau_expr, n0)
-        except (ExprError, ZeroDivisionError) as exc:
+        except (ExprError, ZeroDivisionError, ValueError) as exc:  # a pole, a log of ≤ 0, an infinite ball
             raise TailFailure(f"for n ≥ {n0}: {exc}") from None
 
 
