@@ -151,7 +151,7 @@ def certify_model(model: str | Path | Mapping | Model, n_max: int | str = 10**6,
 
     ``tau`` checks that schedule; otherwise the model's ``temperature`` is checked, or, with
     ``derive=True`` or when the model proposes none, the hottest κ·shape(n) the kernel proves.
-    ``n_max`` may be ``"inf"`` (certified only when every head is uniform).
+    ``n_max`` may be ``"inf"``: boxes up to 10^12, then the kernel's tail bound for every larger n.
     """
     from .certifier import certify
 

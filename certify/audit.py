@@ -12,7 +12,9 @@ statement on every row, every head and every length:
   unique maxima, gap lower bounds, maxima carrying one value);
 * per box: the soft weight off the hard maxima at τ(n) against ``leak_upper``, the hard
   output's distance to the threshold against ``margin_lower``, and on a budget of words
-  |soft − hard| against ``error_upper`` and equal decisions.
+  |soft − hard| against ``error_upper`` and equal decisions;
+* beyond the boxes of an all-n certificate, the same numbers from its ``tail``: each
+  monomial bound c·n^a·log(n)^b evaluated at the word's length (issue 16).
 
 Floats only screen: a soft-side violation is reported only after mpmath confirms it.
 Certificates without a ``facts`` object (older ones) are audited on what they record:
@@ -129,6 +131,7 @@ class _Plan:
         self.heads = [(*by_name[r["head"]], r["statements"]) for r in records]
         self.boxes = sorted(cert.get("boxes", []), key=lambda b: b["n"][0])
         self.starts = [b["n"][0] for b in self.boxes]
+        self.tail = cert.get("tail")
         self.claim = cert["claim"]
         self.statements = len(self.coords) + len(self.joint) + sum(len(s) for _, _, s in self.heads) + 3 * max(len(self.boxes), 1)
 
@@ -136,6 +139,8 @@ class _Plan:
         k = bisect.bisect_right(self.starts, n) - 1
         if k >= 0 and self.boxes[k]["n"][0] <= n <= self.boxes[k]["n"][1]:
             return self.boxes[k]
+        if self.tail is not None and n >= self.tail["n"][0]:
+            return tail_at(self.tail, n)
         return None
 
     def check_word(self, word: tuple, soft: bool) -> int:
@@ -250,6 +255,29 @@ class _Plan:
                          f"soft output {format_value(s)} vs hard {format_value(h)} (|Δ| {float(diff):.6g} > {bound}); "
                          f"decisions soft {sd}, hard {d}")
         return 2 * len(positions)
+
+
+def tail_at(tail: dict, n: int) -> dict:
+    """The tail's statements at one length n ≥ N₀, shaped like a box record (bounds rounded up)."""
+    leaks = {h: str(monomial_at(text, n)) for h, text in tail["leak_upper"].items()}
+    error = monomial_at(tail["error_bound"], n)
+    return {"n": [tail["n"][0], "inf"], "leak_upper": leaks, "level_size": tail.get("level_size", {}),
+            "margin_lower": tail["margin_lower"], "error_upper": str(error)}
+
+
+def monomial_at(text: str, n: int) -> Fraction:
+    """A rational ≥ c·n^a·log(n)^b for the certificate's text ``c*n^(a)*log(n)^b`` (mpmath, rounded up)."""
+    import mpmath
+
+    parts = text.split("*")
+    value = Fraction(parts[0])
+    with mpmath.workdps(40):
+        x = mpmath.mpf(value.numerator) / value.denominator
+        for part in parts[1:]:
+            base, exponent = part.split("^")
+            e = Fraction(exponent.strip("()"))
+            x *= mpmath.power(mpmath.mpf(n) if base == "n" else mpmath.log(n), mpmath.mpf(e.numerator) / e.denominator)
+        return Fraction(mpmath.nstr(x * (1 + mpmath.mpf(10) ** -30), 35)) if x else Fraction(0)
 
 
 def _top_two(y: tuple) -> list:

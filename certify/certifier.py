@@ -25,6 +25,7 @@ from .kernel.records import (box_record, facts_record, ffn_record, head_record, 
 from .kernel.polyid import substitute
 from .kernel.positivity import check_tau
 from .kernel.structure import HeadFact, Structure, Unsupported, analyse, query_bound
+from .kernel.tail import TailFailure, TailReport, analyse_tail, sup, tail_record
 from .second_opinion import rounding_obligations
 from .simplify import readable
 from .model import Model
@@ -42,6 +43,8 @@ class CertifyConfig:
     max_splits: int = 8  # how often a failing box may be bisected
     probe_lengths: tuple[int, ...] = (1, 2, 3, 4, 5, 8, 16, 64, 1000, 10**6, 10**9, 10**12)
     refute: bool = True  # search a counterexample when not proved (sweeps that only test soundness skip it)
+    tail_start: int = 10**12 + 1  # --nmax inf: boxes cover [n_min, N₀ − 1] (the 10^12 cover), the tail [N₀, ∞)
+    tail_backoff: int = 4  # a derived κ whose tail does not settle is halved at most this often
 
 
 @dataclass
@@ -210,9 +213,10 @@ def certify(model: Model, n_min: int, n_max: int | str, tau: Expr | None = None,
     proposed = tau if tau is not None else None if derive else model.temperature
     if proposed is not None:
         _require_positive(proposed, n_min, n_max, "--tau" if tau is not None else "temperature")
-    if n_max == "inf":
+    if n_max == "inf" and _all_uniform(st):
         return _certify_unbounded(model, st, proposed, n_min)
-    boxes = cover(n_min, n_max, cfg.cover)
+    n0 = max(cfg.tail_start, n_min + 1) if n_max == "inf" else None
+    boxes = cover(n_min, n_max if n0 is None else n0 - 1, cfg.cover)
     derived, probes, kappa = proposed is None, _probe_boxes(boxes, cfg), None
     for attempt in range(cfg.backoff_steps + 1):
         if derived:  # schedule search over the whole cover: a box that failed joins the probes
@@ -230,9 +234,58 @@ def certify(model: Model, n_min: int, n_max: int | str, tau: Expr | None = None,
             break
         probes = sorted(set(probes) | {failed})
     if why:
-        return _unproved(model, why, proposed, n_min, n_max, cfg)
+        return _unproved(model, why, proposed, n_min, n_max if n0 is None else n0 - 1, cfg)
+    if n0 is not None:
+        return _certify_tail(model, st, proposed, n_min, n0, reports, kappa if derived else None, boxes, cfg,
+                             progress)
     return Outcome("certified", certificate=build_certificate(model, st, proposed, n_min, n_max, reports),
                    tau=proposed, reports=reports)
+
+
+def _all_uniform(st: Structure) -> bool:
+    return all(f.kind == "uniform" for facts in st.facts if isinstance(facts, tuple) for f in facts)
+
+
+def _certify_tail(model: Model, st: Structure, tau: Expr, n_min: int, n0: int, reports: list, kappa: Fraction | None,
+                  boxes: list, cfg: CertifyConfig, progress: Progress) -> Outcome:
+    """n_max = ∞: the boxes hold up to N₀ − 1; the kernel's tail walk proves every n ≥ N₀ at once.  A derived
+    schedule whose tail does not settle is made colder (κ/2, κ/4, …) and its cover re-checked."""
+    shape, first, proposed = schedule_shape(st), None, tau
+    for step in range(cfg.tail_backoff + 1 if kappa is not None and shape is not None else 1):
+        if step:
+            tau = parse_expr(to_text(_scaled(kappa / 2 ** step, shape)), variables=("n",), allow_log=True)
+            reports, why, _ = check_schedule(model, st, tau, boxes, cfg, progress)
+            if why:
+                continue
+        progress("tail n ≥ N₀", step, cfg.tail_backoff + 1)
+        try:
+            tail = analyse_tail(model, st, tau, n0)
+        except TailFailure as exc:
+            blockers = [str(exc)]
+        else:
+            if tail.ok:
+                cert = build_certificate(model, st, tau, n_min, "inf", reports, tail)
+                return Outcome("certified", certificate=cert, tau=tau, reports=reports)
+            blockers = tail_blockers(tail)
+        first = first or blockers
+    return Outcome("not proved", reason=f"for n ≥ {n0} (beyond the finite cover): {first[0]}", tau=proposed,
+                   blockers=first)
+
+
+def tail_blockers(tail: TailReport) -> list[str]:
+    """Every quantity whose tail bound does not settle: heads whose leakage bound does not stay below 1,
+    then the output error against the margin."""
+    out = [f"head {h.name!r}: leakage bound {h.leak.text()} does not settle below 1 on [{tail.n0}, inf)"
+           for h in tail.heads if not _settles(h.leak, tail.n0)]
+    top = upper(tail.err_sup) if tail.err_sup.is_finite() else "inf"
+    out.append(f"output error bound {tail.err.text()} (sup {top} on [{tail.n0}, inf)) is not below the margin "
+               f"{lower(tail.margin)}")
+    return out
+
+
+def _settles(leak, n0: int) -> bool:
+    top = sup(leak, n0)
+    return top is not None and top < 1
 
 
 def _require_positive(tau: Expr, n_min: int, n_max, source: str) -> None:
@@ -245,12 +298,7 @@ def _require_positive(tau: Expr, n_min: int, n_max, source: str) -> None:
 
 
 def _certify_unbounded(model: Model, st: Structure, tau: Expr | None, n_min: int) -> Outcome:
-    """All n: provable here only when every head is uniform (then every error is exactly 0)."""
-    blockers = [f.head.name for facts in st.facts if isinstance(facts, tuple) for f in facts if f.kind != "uniform"]
-    if blockers:
-        return Outcome("not proved", reason=(f"n_max = inf needs every head uniform; head {blockers[0]!r} is not "
-                                             "(its bounds are proved on finite box covers only: give a finite --nmax)"),
-                       tau=tau)
+    """All n when every head is uniform: every error is exactly 0 for every n, no cover is needed."""
     tau = tau if tau is not None else Num(Fraction(1))
     verdict = check_tau(tau, n_min, "inf")
     if not verdict.ok:
@@ -268,11 +316,17 @@ def _unproved(model: Model, why: str, tau: Expr | None, n_min: int, n_max: int, 
 
 
 def build_certificate(model: Model, st: Structure, tau: Expr, n_min: int, n_max: int,
-                      reports: list[BoxReport]) -> dict:
+                      reports: list[BoxReport], tail: TailReport | None = None) -> dict:
     reports = sorted(reports, key=lambda r: r.lo)
     margin = lower(min(reports, key=lambda r: _lower_value(r.margin)).margin) if reports else \
         structural_margin(model, st)
     error = "0" if all(r.err.is_zero() for r in reports) else upper(max(reports, key=lambda r: _upper_value(r.err)).err)
+    extra = {}
+    if tail is not None:
+        record = tail_record(tail)
+        margin = min(margin, record["margin_lower"], key=Fraction)
+        error = error if record["exact"] else max(error, record["error_upper"], key=Fraction)
+        extra["tail"] = record
     heads = [head_record(f, lambda e: to_text(readable(e))) for facts in st.facts if isinstance(facts, tuple)
              for f in facts]
     ffns = [ffn_record(f) for f in st.facts if not isinstance(f, tuple)]
@@ -291,7 +345,9 @@ def build_certificate(model: Model, st: Structure, tau: Expr, n_min: int, n_max:
         "analysis": {"heads": heads, "ffns": ffns},
         "facts": facts_record(st),
         "boxes": [box_record(r) for r in reports],
-        "obligations": kernel_obligations(st, len(reports), n_max == "inf") + rounding_obligations(model, st, reports),
+        **extra,
+        "obligations": kernel_obligations(st, len(reports), n_max == "inf", tail is not None)
+        + rounding_obligations(model, st, reports),
         "tools": _tools(),
     }
 

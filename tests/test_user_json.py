@@ -19,6 +19,7 @@ from certify.cli import main
 ROOT = Path(__file__).resolve().parent.parent
 SINCE = str(ROOT / "models" / "since-a-b.json")
 LEAK = str(ROOT / "tests" / "negative_models" / "threshold-leak.json")
+HOT = str(ROOT / "tests" / "negative_models" / "tail" / "since-constant-tau.json")  # holds to 10^12, not for all n
 REGISTRY = Registry().with_resources(
     (schemas.load(n)["$id"], Resource.from_contents(schemas.load(n))) for n in schemas.NAMES)
 
@@ -57,8 +58,8 @@ def test_refuted_and_not_proved_json(capsys):
     rc, refuted = cli_json(capsys, LEAK, "--nmax", "100", "--quiet")
     assert rc == 1 and refuted["verdict"] == "refuted" and refuted["counterexample"]["n"] >= 1
     validate("certify", refuted)
-    rc, unproved = cli_json(capsys, SINCE, "--nmax", "inf", "--quiet")
-    assert rc == 2 and unproved["verdict"] == "not proved" and "uniform" in unproved["reason"]
+    rc, unproved = cli_json(capsys, HOT, "--nmax", "inf", "--quiet")
+    assert rc == 2 and unproved["verdict"] == "not proved" and "does not settle" in unproved["reason"]
     validate("certify", unproved)
 
 

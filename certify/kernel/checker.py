@@ -20,6 +20,7 @@ from .positivity import check_tau
 from .records import (box_record, facts_record, ffn_record, head_record, kernel_obligations, lower,
                       structural_margin, upper)
 from .structure import Unsupported, analyse
+from .tail import TailFailure, analyse_tail, tail_record
 
 FORMAT = "hardsoft.certificate/1"
 
@@ -81,9 +82,28 @@ def check(cert: dict, model: Model) -> CheckResult:
     boxes = cert.get("boxes")
     if not isinstance(boxes, list):
         raise CheckFailure("boxes", "a list", boxes)
-    if n_max == "inf":
+    if n_max == "inf" and "tail" not in cert:
         return _check_unbounded(cert, model, st, boxes, items)
-    _check_cover(boxes, n_min, n_max)
+    if n_max != "inf" and "tail" in cert:
+        raise CheckFailure("tail", "no tail (n_max is finite)", cert["tail"])
+    tail = _tail_start(cert.get("tail"), n_min) if n_max == "inf" else None
+    _check_cover(boxes, n_min, n_max if tail is None else tail - 1)
+    reports = _check_boxes(boxes, model, st, tau)
+    exact = all(r.err.is_zero() for r in reports)
+    bound = "0" if exact else max((upper(r.err) for r in reports), key=Fraction)
+    margin = min((lower(r.margin) for r in reports), key=Fraction)
+    if tail is not None:
+        _check_tau_unbounded(cert)
+        record = _check_tail(cert["tail"], model, st, tau, tail)
+        margin = min(margin, record["margin_lower"], key=Fraction)
+        bound = bound if record["exact"] else max(bound, record["error_upper"], key=Fraction)
+    _expect("claim.error_bound", bound, claim.get("error_bound"))
+    _expect("claim.margin", margin, claim.get("margin"))
+    _check_obligations(cert, st, len(reports), unbounded=tail is not None, tail=tail is not None)
+    return CheckResult(len(reports), items + len(reports) + (tail is not None), st, tuple(reports))
+
+
+def _check_boxes(boxes: list, model: Model, st, tau) -> list:
     reports = []
     for k, box in enumerate(boxes):
         lo, hi = box["n"]
@@ -96,12 +116,37 @@ def check(cert: dict, model: Model) -> CheckResult:
                                f"error {upper(report.err)}, margin {lower(report.margin)}")
         _expect(f"boxes[{k}]", box_record(report), box)
         reports.append(report)
-    exact = all(r.err.is_zero() for r in reports)
-    bound = "0" if exact else max((upper(r.err) for r in reports), key=Fraction)
-    _expect("claim.error_bound", bound, claim.get("error_bound"))
-    _expect("claim.margin", min((lower(r.margin) for r in reports), key=Fraction), claim.get("margin"))
-    _check_obligations(cert, st, len(reports))
-    return CheckResult(len(reports), items + len(reports), st, tuple(reports))
+    return reports
+
+
+def _tail_start(record, n_min: int) -> int:
+    """N₀ of a recorded tail [N₀, inf): an integer above n_min (the boxes end at N₀ − 1)."""
+    n = record.get("n") if isinstance(record, dict) else None
+    if not (isinstance(n, list) and len(n) == 2 and n[1] == "inf" and isinstance(n[0], int)
+            and not isinstance(n[0], bool) and n[0] > n_min):
+        raise CheckFailure("tail.n", "[N0, \"inf\"] with an integer N0 > n_min", n)
+    return n[0]
+
+
+def _check_tail(record: dict, model: Model, st, tau, n0: int) -> dict:
+    """Recompute the tail walk for every n ≥ N₀ and compare its rendering with the record."""
+    try:
+        report = analyse_tail(model, st, tau, n0)
+    except TailFailure as exc:
+        raise CheckFailure("tail", "bounds the kernel can establish for every n >= N0", str(exc)) from None
+    mine = tail_record(report)
+    if not report.ok:
+        raise CheckFailure("tail", "sup of the error bound over [N0, inf) < margin (or error = 0)",
+                           f"error {mine['error_bound']} (sup {mine['error_upper']}), margin {mine['margin_lower']}")
+    _expect("tail", mine, record)
+    return mine
+
+
+def _check_tau_unbounded(cert: dict) -> None:
+    verdict = check_tau(parse_expr(cert["claim"]["tau"], variables=("n",), allow_log=True), cert["claim"]["n_min"], "inf")
+    if not verdict.ok:
+        raise CheckFailure("claim.tau", "τ(n) defined and positive for every n ≥ n_min",
+                           f"{cert['claim']['tau']}: {verdict.why}" + (f" at n = {verdict.n}" if verdict.n else ""))
 
 
 def _check_heads(cert: dict, st) -> int:
@@ -151,11 +196,8 @@ def _check_unbounded(cert: dict, model: Model, st, boxes: list, items: int) -> C
     """n_max = inf: only when every head is uniform, so every error is 0 for every n (induction on layers)."""
     kinds = {f.kind for layer in st.facts if isinstance(layer, tuple) for f in layer}
     if kinds - {"uniform"}:
-        raise CheckFailure("claim.n_max", "a finite n_max (some head is not uniform)", "inf")
-    verdict = check_tau(parse_expr(cert["claim"]["tau"], variables=("n",), allow_log=True), cert["claim"]["n_min"], "inf")
-    if not verdict.ok:
-        raise CheckFailure("claim.tau", "τ(n) defined and positive for every n ≥ n_min",
-                           f"{cert['claim']['tau']}: {verdict.why}" + (f" at n = {verdict.n}" if verdict.n else ""))
+        raise CheckFailure("claim.n_max", "a tail record (some head is not uniform)", "inf without a tail")
+    _check_tau_unbounded(cert)
     _expect("boxes", [], boxes)
     _expect("claim.error_bound", "0", cert["claim"].get("error_bound"))
     _expect("claim.margin", structural_margin(model, st), cert["claim"].get("margin"))
@@ -163,7 +205,7 @@ def _check_unbounded(cert: dict, model: Model, st, boxes: list, items: int) -> C
     return CheckResult(0, items, st)
 
 
-def _check_obligations(cert: dict, st, boxes: int, unbounded: bool = False) -> None:
+def _check_obligations(cert: dict, st, boxes: int, unbounded: bool = False, tail: bool = False) -> None:
     """The kernel's own obligations, exactly as the kernel states them (second opinions are re-run elsewhere)."""
     found = [o for o in cert.get("obligations", []) if not (isinstance(o, dict) and o.get("kind") == "second opinion")]
-    _expect("obligations", kernel_obligations(st, boxes, unbounded), found)
+    _expect("obligations", kernel_obligations(st, boxes, unbounded, tail), found)

@@ -150,3 +150,13 @@ def _first_failure(e: Expr, kind: str, lo: int, hi: int | None):
 def _integer_poly(coeffs) -> fmpz_poly:
     scale = lcm(*(Fraction(c).denominator for c in coeffs)) if coeffs else 1
     return fmpz_poly([int(Fraction(c) * scale) for c in coeffs])
+
+
+def positive_from(e: Expr, lo: int) -> bool:
+    """R(n) > 0 (and defined) at every integer n ≥ lo, for rational R — decided exactly (the tail's facts)."""
+    return _first_failure(e, "positive", lo, None) is None
+
+
+def nonzero_from(e: Expr, lo: int) -> bool:
+    """R(n) ≠ 0 (and defined) at every integer n ≥ lo."""
+    return _first_failure(e, "nonzero", lo, None) is None

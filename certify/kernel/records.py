@@ -19,6 +19,7 @@ from .structure import Coord, HeadFact, argmax_gap
 
 DIGITS = 12
 FINAL_STATEMENT = "error(n) < margin(n), or error(n) = 0, on every box"
+TAIL_STATEMENT = "for every n >= N0: error(n) <= error_bound(n) and sup of error_bound over [N0, inf) < margin, or error = 0"
 TINY = arb(10) ** -300  # magnitudes below this are recorded as 1e-300 (upper) or 0 (lower)
 
 
@@ -87,7 +88,7 @@ def structural_margin(model, st) -> str:
     return _decimal(min(abs(v - model.output.threshold) for v in coord.fin), up=False)
 
 
-def kernel_obligations(st, boxes: int, unbounded: bool = False) -> list[dict]:
+def kernel_obligations(st, boxes: int, unbounded: bool = False, tail: bool = False) -> list[dict]:
     """The obligations the kernel itself discharges (the checker recomputes this list exactly)."""
     items = [{"id": f"head:{f.head.name}", "kind": "exact", "statement": f"{f.kind} score structure",
               "lemma": f.lemma, "evidence": "kernel: exact rational identities at grid points"}
@@ -96,10 +97,15 @@ def kernel_obligations(st, boxes: int, unbounded: bool = False) -> list[dict]:
         items.append({"id": "tau", "kind": "exact", "statement": "τ(n) is defined and positive for every integer "
                       "n ≥ n_min", "evidence": "kernel: polynomial sign conditions decided at root enclosures"})
     items.append({"id": "cover", "kind": "exact", "statement": "boxes are contiguous integer intervals covering "
-                  "[n_min, n_max]", "evidence": "kernel: endpoint arithmetic"})
+                  "[n_min, n_max]" if not tail else "[n_min, N0 - 1]; the tail covers every n >= N0",
+                  "evidence": "kernel: endpoint arithmetic"})
     items.append({"id": "final", "kind": "ball", "statement": FINAL_STATEMENT, "relation": "<",
                   "evidence": f"kernel: python-flint balls on {boxes} boxes" if boxes else
                   "kernel: every head is uniform, so every error is exactly 0 for every n"})
+    if tail:
+        items.append({"id": "tail", "kind": "ball", "statement": TAIL_STATEMENT, "relation": "<",
+                      "evidence": "kernel: monomial enclosures c*n^a*log(n)^b with exact exponents, suprema decided "
+                      "from the sign of a*log(n) + b, python-flint balls at N0; exact sign conditions for n >= N0"})
     return items
 
 
