@@ -2,21 +2,19 @@
 
 Statement.  Hard head: uniform weight 1/m on its argmax set M, output o = mean_M v.
 Soft head: p̂ = softmax_τ(ŝ) with |ŝ_j − s_j| ≤ η, values v̂ with |v̂_j − v_j| ≤ ν.  Then
-|ô − o| ≤ ν + Λ·D_out + Δ_M·D_M, with Λ = Σ_{j∉M} p̂_j ≤ x/(1 + x) ≤ x, x = e^{2η/τ} r/m (r the hard leakage),
+|ô − o| ≤ ν + Λ·D_out + Δ_M·D_M, with Λ = Σ_{j∉M} p̂_j ≤ x/(1 + x) ≤ x, x = e^{2η/τ} r/m (r: hard leakage),
 Δ_M = Σ_{k∈M} |p̂_k − 1/m| ≤ Λ + 2η/τ, D_out = max_{j∉M}|v_j − o|, D_M = max_{k∈M}|v_k − o|.
 So η = 0 leaves no 1/τ term at all, and |M| = 1 or equal tied values (D_M = 0) removes it.
 
 Human proof (≤ 5 lines).
-1. ô − o = Σp̂_j(v̂_j − v_j) + Σ_{j∉M}p̂_j(v_j − o) + Σ_{k∈M}(p̂_k − 1/m)(v_k − o), as Σ_M(v_k − o) = 0.
-2. Bound each sum by ν, Λ·D_out and Δ_M·D_M.
-3. Λ = R̂/(Ŵ + R̂) with Ŵ ≥ m e^{−η/τ} and R̂ ≤ e^{η/τ} r (scores move ≤ η); R/(W + R) rises in R
-   and falls in W, so Λ ≤ x/(1 + x) with x = e^{2η/τ} r/m (``leak-share``), and x/(1 + x) ≤ x.
-4. p̂ on M is (1−Λ)·softmax over M, whose distance to uniform is ≤ η/τ (L-lipschitz: tied
+1. ô − o = Σp̂(v̂ − v) + Σ_{j∉M}p̂_j(v_j − o) + Σ_{k∈M}(p̂_k − 1/m)(v_k − o): ≤ ν + Λ·D_out + Δ_M·D_M.
+2. Λ = R̂/(Ŵ + R̂), Ŵ ≥ m e^{−η/τ}, R̂ ≤ e^{η/τ} r; up in R̂, down in Ŵ: Λ ≤ x/(1 + x) ≤ x (``leak-share``).
+3. p̂ on M is (1−Λ)·softmax over M, whose distance to uniform is ≤ η/τ (L-lipschitz: tied
    hard scores, range of the perturbation ≤ 2η); hence Δ_M ≤ (1−Λ)η/τ + Λ ≤ Λ + 2η/τ.
 
-Discharge.  Steps 1–2 on three positions (M = {1, 2}: an identity, the value error,
-and |P·a| ≤ |P|·A per weight term, joined by the triangle inequality) and step 3 symbolically in m: QF_NRA.
-Step 4 symbolically from L-lipschitz's conclusion, and end-to-end for m = 2 with exp
+Discharge.  Step 1 on three positions (M = {1, 2}: an identity, the value error,
+and |P·a| ≤ |P|·A per weight term, joined by the triangle inequality) and step 2 symbolically in m: QF_NRA.
+Step 3 symbolically from L-lipschitz's conclusion, and end-to-end for m = 2 with exp
 abstracted by Taylor bounds (``inside-m2``).
 """
 from __future__ import annotations
