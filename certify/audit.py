@@ -381,25 +381,32 @@ def _head_statement(st: dict, deficits, maxima, rows, first: int, value, i: int,
             return f"a key's score is {min(small)} below the maximum, less than the level width {width}"
         if st.get("unique") and len(maxima) != 1:
             return f"{len(maxima)} maximal keys (positions {maxima[:6]}), a unique maximum was recorded"
-        size = st.get("size", level)
-        if size is not None:
-            bands: dict[int, int] = {}
-            for d in positive:
-                m = int(d // width)
-                bands[m] = bands.get(m, 0) + 1
-            crowded = [m for m, c in bands.items() if c > size]
-            if crowded:
-                return f"{bands[crowded[0]]} keys in the level {crowded[0]}·w below the maximum (w = {width}), " \
-                       f"at most {size} recorded"
-        return ""
+        return _crowded(positive, width, st.get("size", level))
     if kind == "gap":
         gamma = min(abs(_value(parse_expr(g, variables=("n",)), {"n": n})) for g in st["gamma_min_of"])
         small = [d for d in positive if d < gamma]
-        return f"a non-zero score gap {min(small)} is below the recorded bound {gamma}" if small else ""
+        if small:
+            return f"a non-zero score gap {min(small)} is below the recorded bound {gamma}"
+        return _crowded(positive, gamma, st.get("level_size"))
     if kind == "maxima_same_value":
         carried = {tuple((o, c * rows[j - first][v]) for o, v, c in value) for j in maxima}
         return f"the {len(maxima)} maximal keys carry {len(carried)} different values" if len(carried) > 1 else ""
     return f"unknown statement kind {kind!r}"
+
+
+def _crowded(positive, width, size) -> str:
+    """A band [m·w, (m+1)·w) below the maximum that holds more than ``size`` keys, if any."""
+    if size is None:
+        return ""
+    bands: dict[int, int] = {}
+    for d in positive:
+        m = int(d // width)
+        bands[m] = bands.get(m, 0) + 1
+    crowded = [m for m, c in bands.items() if c > size]
+    if crowded:
+        return f"{bands[crowded[0]]} keys in the level {crowded[0]}·w below the maximum (w = {width}), " \
+               f"at most {size} recorded"
+    return ""
 
 
 def _tau_float(tau: Expr, n: int) -> float:

@@ -102,6 +102,8 @@ def _head_shape(fact: HeadFact) -> Expr | None:
     elif q is not None:
         nz = [abs(v) for v in q.fin if v != 0]
         gamma = BinOp("*", gamma, Num(min(nz) if nz else Fraction(1)))
+    if fact.level_size is not None:  # geometric leakage (≤ c keys a band): γ/τ constant suffices
+        return gamma
     return BinOp("/", gamma, Log(BinOp("+", n, Num(Fraction(2)))))
 
 

@@ -1,9 +1,9 @@
 """Second-opinion obligations: facts the kernel proved with balls, restated in SMT-LIB2.
 
-For every FFN whose joint hard inputs are finite and whose output comes out
-exact although its inputs carry error (L-round recognised by the kernel), the
-certificate records the linear-real-arithmetic query "some input within the
-error box moves the output" as SMT-LIB2 text.  Both z3 and cvc5 must answer
+For every FFN whose joint hard inputs are finite and whose inputs carry error, the
+certificate records, per output dim, the linear-real-arithmetic query "some input
+within the error box moves the output" (when the kernel found it exact: L-round) or
+"… moves it by more than the kernel's bound" as SMT-LIB2 text.  Both z3 and cvc5 must answer
 ``unsat`` (proofs.smt.second_opinion).  These answers are labelled *second
 opinion*: the kernel's ball arithmetic is the proof, the solvers a cross-check.
 """
@@ -12,6 +12,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 from .kernel.checker import CheckFailure
+from .kernel.bounds import ffn_error, q_ball
 from .kernel.records import upper
 from .kernel.structure import Structure
 from .model import FFNLayer, Model
@@ -42,7 +43,9 @@ def _ffn_output(layer: FFNLayer, out: str, value: dict) -> str:
     return f"(+ {' '.join(terms)})"
 
 
-def rounding_query(layer: FFNLayer, dims: tuple, combos: tuple, eps: dict, out: str) -> str:
+def rounding_query(layer: FFNLayer, dims: tuple, combos: tuple, eps: dict, out: str, moved: Fraction = Fraction(0)) -> str:
+    """Satisfiable iff some input within ``eps`` of a joint hard input moves ``out`` by more than
+    ``moved`` (0: changes it at all)."""
     names = {d: f"x{k}" for k, d in enumerate(dims)}
     lines = ["(set-logic QF_LRA)"] + [f"(declare-const {x} Real)" for x in names.values()]
     cases = []
@@ -51,7 +54,10 @@ def rounding_query(layer: FFNLayer, dims: tuple, combos: tuple, eps: dict, out: 
         box = " ".join(f"(<= {_real(hard[d] - eps[d])} {names[d]}) (<= {names[d]} {_real(hard[d] + eps[d])})"
                        for d in dims)
         exact = {d: _real(v) for d, v in hard.items()}
-        cases.append(f"(and {box} (not (= {_ffn_output(layer, out, names)} {_ffn_output(layer, out, exact)})))")
+        soft, hard_out = _ffn_output(layer, out, names), _ffn_output(layer, out, exact)
+        apart = f"(not (= {soft} {hard_out}))" if not moved else \
+            f"(or (> (- {soft} {hard_out}) {_real(moved)}) (< (- {soft} {hard_out}) {_real(-moved)}))"
+        cases.append(f"(and {box} {apart})")
     lines += [f"(assert (or {' '.join(cases)}))", "(check-sat)"]
     return "\n".join(lines) + "\n"
 
@@ -66,18 +72,21 @@ def rounding_obligations(model: Model, st: Structure, reports: list) -> list[dic
         if not combos:
             continue
         layer = model.layers[fact.layer]
-        eps = {d: max(Fraction(upper(dict(r.ffn_inputs)[fact.layer][d])) for r in reports) for d in fact.dims}
+        seen = [next(f[1:] for f in r.ffn_inputs if f[0] == fact.layer) for r in reports]
+        eps = {d: max(Fraction(upper(before[d])) for before, _ in seen) for d in fact.dims}
         if not any(eps.values()):
             continue
-        exact = set.intersection(*(set(dict(r.ffn_exact)[fact.layer]) for r in reports))
-        for out in sorted(exact):  # only what the kernel found exact on every box
+        reach = ffn_error(layer, fact, {d: q_ball(v) for d, v in eps.items()})  # the kernel's bound on the joint box
+        for out in sorted({d for u in layer.units for d, _ in u.outputs}):
+            moved = Fraction(0) if all(after[out].is_zero() for _, after in seen) else Fraction(upper(reach[out]))
             items.append({
                 "id": f"round:layer{fact.layer}:{out}",
                 "kind": "second opinion",
                 "lemma": "L-round",
-                "statement": f"inputs within the recorded error box leave {out} unchanged",
+                "statement": f"inputs within the recorded error box leave {out} unchanged" if not moved else
+                             f"inputs within the recorded error box move {out} by at most {moved}",
                 "eps": {d: str(v) for d, v in eps.items()},
-                "smt2": rounding_query(layer, fact.dims, combos, eps, out),
+                "smt2": rounding_query(layer, fact.dims, combos, eps, out, moved),
             })
     return items
 

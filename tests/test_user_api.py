@@ -97,7 +97,7 @@ def test_the_notebook_example_in_docs_api_runs(monkeypatch, capsys):
     monkeypatch.chdir(ROOT)
     exec(compile(notebook, "docs/api.md", "exec"), {})
     out = capsys.readouterr().out.splitlines()
-    assert out[0] == "certified 79/(256*n)" and out[-1] == "refuted abc"
+    assert out[0] == "certified 23/(32*n)" and out[-1] == "refuted abc"
 
 
 def test_the_ci_gate_example_in_docs_api_exits_non_zero_unless_certified(tmp_path):

@@ -7,8 +7,9 @@ the layers once with python-flint balls in which n ranges over the whole box:
   (``rng``) and an upper bound on |soft − hard| (``err``);
 * an attention head adds ``ν + Λ·D`` to its output dims when its score inputs are
   exact (η = 0), and ``ν + D·(η/τ + 2Λ)`` otherwise (L-lipschitz + L-gap), where
-  ν is the value error, D the value spread and Λ ≤ min(1, r) the leaked weight,
-  with r from L-ziggurat (c·q/(1−q), q = e^{−|A(n)|/τ}) or L-gap (N·e^{−γ/τ});
+  ν is the value error, D the value spread and Λ ≤ r/(1 + r) the leaked weight,
+  with r from L-ziggurat (c·q/(1−q), q = e^{−|A(n)|/τ}) or L-gap (N·e^{−γ/τ}, or c·q/(1−q) with
+  q = e^{−γ/τ} when the gap head's bands of width γ hold ≤ c keys);
 * an FFN unit is inactive / linear / crossing over the error box of each joint
   hard input; linear units cancel exactly when their slopes do (L-round), so
   rounded Booleans become exact again.
@@ -61,8 +62,7 @@ class BoxReport:
     err: object  # error bound at the output dim
     margin: object
     ok: bool
-    ffn_inputs: tuple = ()  # (layer, {dim: error bound}) for each FFN layer, for second-opinion obligations
-    ffn_exact: tuple = ()  # (layer, dims it writes with error exactly 0): what a second opinion may confirm
+    ffn_inputs: tuple = ()  # (layer, {dim: error bound} before, after) per FFN layer, for second-opinion obligations
 
 
 def box_ball(lo: Fraction | int, hi: Fraction | int):
@@ -93,7 +93,7 @@ def _analyse_box(model: Model, st: Structure, tau_expr: Expr, lo: int, hi: int) 
     rng = _embedding_ranges(model, env)
     err = {d: ZERO for d in model.dims}
     head_bounds = []
-    ffn_inputs, ffn_exact = [], []
+    ffn_inputs = []
     for k, layer in enumerate(model.layers):
         facts = st.facts[k]
         coords_after = st.coords[k + 1]
@@ -108,9 +108,8 @@ def _analyse_box(model: Model, st: Structure, tau_expr: Expr, lo: int, hi: int) 
                     new_rng[o] = new_rng[o] + contrib
             rng, err = new_rng, new_err
         else:
-            ffn_inputs.append((k, {d: err[d] for d in facts.dims}))
-            err = _ffn_err(layer, facts, rng, err)
-            ffn_exact.append((k, frozenset(d for u in layer.units for d, _ in u.outputs if err[d].is_zero())))
+            before, err = {d: err[d] for d in facts.dims}, _ffn_err(layer, facts, rng, err)
+            ffn_inputs.append((k, before, {d: err[d] for d in facts.dims}))
             rng = _ffn_range(layer, rng)
         rng = {d: _range(c, env) if c.fin is not None or c.pe is not None else rng[d] for d, c in coords_after.items()}
     if model.output.argmax:
@@ -127,7 +126,7 @@ def _analyse_box(model: Model, st: Structure, tau_expr: Expr, lo: int, hi: int) 
     # error 0 with margin 0 (a hard output on θ) is accepted only when every head is uniform: there
     # soft is hard by symmetry; elsewhere a tie on θ is decided by an evaluator's rounding
     ok = bool(e < margin or e.is_zero() and (margin > 0 or _all_uniform(st)))
-    return BoxReport(lo, hi, tau, tuple(head_bounds), e, margin, ok, tuple(ffn_inputs), tuple(ffn_exact))
+    return BoxReport(lo, hi, tau, tuple(head_bounds), e, margin, ok, tuple(ffn_inputs))
 
 
 def _all_uniform(st: Structure) -> bool:
@@ -214,8 +213,11 @@ def _head(fact: HeadFact, rng: dict, err: dict, taus, n, env, first: int, hi: in
         level = 1
         leak = _lattice_leak(fact, abs(_over_tau(fact.step, tau_expr, n)), level)
     else:
-        leak = (hi + 1 - first) * (-_gap_over_tau(fact, env, tau, tau_expr)).exp()
-    lam = leak if leak < 1 else arb(1)
+        ratio, level = _gap_over_tau(fact, env, tau, tau_expr), fact.level_size
+        leak = (hi + 1 - first) * (-ratio).exp()
+        if level is not None and (-ratio).exp() < 1:  # bands of width γ with ≤ c keys: L-ziggurat
+            leak = leak.min(_lattice_leak(fact, ratio, level))
+    lam = leak / (1 + leak)  # Λ = R/(W + R) ≤ r/(1 + r): the maxima weigh W ≥ 1 (L-layer-refined, leak-share)
     added = {}
     for o, v, c in head.value:
         nu = abs(q_ball(c)) * err[v]
@@ -227,7 +229,7 @@ def _head(fact: HeadFact, rng: dict, err: dict, taus, n, env, first: int, hi: in
         else:
             e = nu + spread * (eta / tau + 2 * lam)
         added[o] = added[o] + e if o in added else e
-    return HeadBound(head.name, leak, added, level)
+    return HeadBound(head.name, lam, added, level)
 
 
 def _lattice_leak(fact: HeadFact, step_over_tau, level_size: int):
@@ -312,11 +314,17 @@ def _ffn_err(layer, fact, rng: dict, err: dict) -> dict:
 
     A unit is off (ReLU = 0) when h + e ≤ 0, linear when h − e ≥ 0, crossing otherwise,
     where h is its exact hard pre-activation and e ≥ its input error; linear units add
-    their slopes (which may cancel, as in L-round), crossing units add |c|·e."""
-    e_h = [sum((abs(q_ball(c)) * err[d] for d, c in u.inputs), ZERO) for u in layer.units]
+    their slopes (which may cancel, as in L-round), crossing units add |c|·e.  Output dims whose
+    units read one erroneous dim get their exact error instead (:func:`_one_noisy_input`)."""
     outs = sorted({d for u in layer.units for d, _ in u.outputs})
     pres = fact.noisy_pre if fact.noisy is not None else fact.pre  # rows off ``noisy`` have exact inputs
-    if fact.noisy is None and fact.combos is None:
+    finite = fact.noisy is not None or fact.combos is not None
+    exact = {o: e for o in outs if finite and (e := _one_noisy_input(layer, pres, o, err)) is not None}
+    outs = [o for o in outs if o not in exact]
+    if not outs:
+        return {**err, **exact}
+    e_h = [sum((abs(q_ball(c)) * err[d] for d, c in u.inputs), ZERO) for u in layer.units]
+    if not finite:
         hs = [q_ball(u.bias) + sum((q_ball(c) * rng[d] for d, c in u.inputs), ZERO) for u in layer.units]
         patterns = {tuple("off" if h + e <= 0 else "on" if h - e >= 0 else "cross" for h, e in zip(hs, e_h))}
     else:
@@ -339,7 +347,35 @@ def _ffn_err(layer, fact, rng: dict, err: dict) -> dict:
                     slope[d] = slope.get(d, Fraction(0)) + co * c
             total = cross + sum((abs(q_ball(s)) * err[d] for d, s in slope.items() if s != 0), ZERO)
             worst[o] = worst[o].max(total)
-    return {**err, **worst}
+    return {**err, **worst, **exact}
+
+
+def ffn_error(layer, fact, err: dict) -> dict:
+    """The output error bounds of an FFN with finite joint inputs (``fact.combos``) at input errors ``err``."""
+    return _ffn_err(layer, fact, {}, err)
+
+
+def _one_noisy_input(layer, pres, o: str, err: dict):
+    """The exact error of output dim o when the units writing it read at most one erroneous dim d
+    (|δ| ≤ E): per joint hard input o moves by g(δ) = [o = d]·δ + Σ_u c_u (ReLU(h_u + a_u δ) − ReLU(h_u)),
+    piecewise linear in δ, so max |g| over [−E, E] is attained at ±E or at a breakpoint −h_u/a_u; a
+    different d or none adds err[o].  A crossing unit costs only what it really moves (a clipped
+    ramp 2ReLU(x − 1/4) − 2ReLU(x − 3/4) stays 2-Lipschitz, not the 4 that |c|·e per unit charges);
+    None when two erroneous dims feed o."""
+    writers = [u for u in layer.units if any(e == o for e, _ in u.outputs)]
+    noisy = {d for u in writers for d, _ in u.inputs if not err[d].is_zero()}
+    if len(noisy) != 1:
+        return err[o] if not noisy else None
+    d, = noisy
+    bound = _fraction_above(err[d])
+    slopes = [(sum((c for e, c in u.inputs if e == d), Fraction(0)), sum((c for e, c in u.outputs if e == o), Fraction(0)),
+               layer.units.index(u)) for u in writers]
+    top = Fraction(0)
+    for pre in {tuple(p[k] for _, _, k in slopes) for p in pres}:
+        for x in {-bound, bound} | {-h / a for h, (a, _, _) in zip(pre, slopes) if abs(h) < abs(a) * bound}:
+            g = sum((c * (max(h + a * x, 0) - max(h, 0)) for h, (a, c, _) in zip(pre, slopes)), Fraction(0))
+            top = max(top, abs(g + (x if o == d else 0)))
+    return q_ball(top) + (ZERO if o == d else err[o])
 
 
 def _fraction_above(x) -> Fraction:

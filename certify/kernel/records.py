@@ -57,7 +57,8 @@ def head_record(fact: HeadFact, render=to_text) -> dict:
         record.update({"step": render(fact.step), "modulus": render(fact.modulus), "level_size": 1})
     elif fact.kind == "gap":
         record.update({"delta_key": render(fact.delta_key), "homogeneous": fact.homogeneous,
-                       "query": "constant" if fact.query_coord is None else "grid-or-finite"})
+                       "query": "constant" if fact.query_coord is None else "grid-or-finite",
+                       **({} if fact.level_size is None else {"level_size": fact.level_size})})
     return record
 
 
@@ -125,7 +126,8 @@ def facts_record(st) -> dict:
     * heads: ``equal_scores`` — all visible scores of a row are equal; ``levels`` (width w, size c
       per box, ``unique``) — every non-maximal key's deficit s_max − s_j is ≥ w, each band
       [m·w, (m+1)·w), m ≥ 1, holds ≤ c keys, and (unique) one key is maximal; ``gap`` — every
-      non-zero deficit is ≥ min |γ_k(n)|; ``maxima_same_value`` — the maximal keys carry one value.
+      non-zero deficit is ≥ min |γ_k(n)| = γ (and with ``level_size`` c each band [m·γ, (m+1)·γ),
+      m ≥ 1, holds ≤ c keys); ``maxima_same_value`` — the maximal keys carry one value.
     * per box (in ``boxes``): the soft weight off the hard maxima at τ(n) ≤ ``leak_upper``, the
       hard output's distance to the threshold ≥ ``margin_lower``, |soft − hard| ≤ ``error_upper``.
     """
@@ -171,7 +173,8 @@ def _head_statements(f: HeadFact) -> list[dict]:
     if f.kind == "uniform":
         return [{"kind": "equal_scores"}]
     if f.kind == "gap":
-        out = [{"kind": "gap", "gamma_min_of": [_text(g) for g in gap_lower_bounds(f)]}]
+        out = [{"kind": "gap", "gamma_min_of": [_text(g) for g in gap_lower_bounds(f)],
+                **({} if f.level_size is None else {"level_size": f.level_size})}]
     else:  # ziggurat: |A(n)|, c from the box; lookup: α(i, n), c = 2; distinct: |A(n)|, c = 1
         out = [{"kind": "levels", "width": _text(f.step), "unique": f.kind != "ziggurat"}]
     if f.homogeneous or f.kind == "ziggurat" and f.head.hard != "average":

@@ -84,6 +84,7 @@ class HeadFact:
     homogeneous: bool = False  # the maxima always carry one value (so the hard output is a key's value)
     grid_ends: tuple = ()  # gap: the query grid at rows i = first and i = n when it is affine in i
     gammas: tuple = ()  # gap: expressions in n whose least |value| bounds every non-zero gap (when given)
+    level_size: int | None = None  # gap: ≤ c keys in each band of width γ below the maximum, when proved
     lemma: str = ""
 
 
@@ -539,9 +540,10 @@ def _gap(layer: int, head: Head, coords: dict, queries: list, qconst: list, firs
         ends = ()
         if query is not None and query.fin is None and affine_in(bound, "i") is not None:
             ends = tuple(substitute(bound, "i", row) for row in (Num(Fraction(first)), Var("n")))
+        line = any(coords[k].fin is None for k, _ in terms)  # K affine in j: a row is w_i·(a·j + b), a key a level
         return HeadFact(layer, head, "gap", delta_key=delta, query_coord=query, homogeneous=nonzero and same_values,
-                        grid_ends=ends,
-                        lemma="L-gap (non-zero gaps ≥ min|w_i|·min ΔK)")
+                        grid_ends=ends, level_size=1 if line else None, lemma="L-gap (non-zero gaps ≥ min|w_i|·min ΔK" +
+                        ("; K affine in j: L-ziggurat with c = 1)" if line else ")"))
     raise Unsupported(f"head {head.name!r}: no lower bound on its non-zero score gaps (needs one query factor "
                       "with a known grid and keys that are finite-valued or affine in the position)")
 

@@ -2,20 +2,19 @@
 
 Statement.  Hard head: uniform weight 1/m on its argmax set M, output o = mean_M v.
 Soft head: p̂ = softmax_τ(ŝ) with |ŝ_j − s_j| ≤ η, values v̂ with |v̂_j − v_j| ≤ ν.  Then
-|ô − o| ≤ ν + Λ·D_out + Δ_M·D_M, with Λ = Σ_{j∉M} p̂_j ≤ e^{2η/τ} r/m (r the hard leakage),
+|ô − o| ≤ ν + Λ·D_out + Δ_M·D_M, with Λ = Σ_{j∉M} p̂_j ≤ x/(1 + x) ≤ x, x = e^{2η/τ} r/m (r: hard leakage),
 Δ_M = Σ_{k∈M} |p̂_k − 1/m| ≤ Λ + 2η/τ, D_out = max_{j∉M}|v_j − o|, D_M = max_{k∈M}|v_k − o|.
 So η = 0 leaves no 1/τ term at all, and |M| = 1 or equal tied values (D_M = 0) removes it.
 
 Human proof (≤ 5 lines).
-1. ô − o = Σp̂_j(v̂_j − v_j) + Σ_{j∉M}p̂_j(v_j − o) + Σ_{k∈M}(p̂_k − 1/m)(v_k − o), as Σ_M(v_k − o) = 0.
-2. Bound each sum by ν, Λ·D_out and Δ_M·D_M.
-3. Λ = R̂/(Ŵ + R̂) with Ŵ ≥ m e^{−η/τ} and R̂ ≤ e^{η/τ} r (scores move ≤ η), so Λ ≤ e^{2η/τ} r/m.
-4. p̂ on M is (1−Λ)·softmax over M, whose distance to uniform is ≤ η/τ (L-lipschitz: tied
+1. ô − o = Σp̂(v̂ − v) + Σ_{j∉M}p̂_j(v_j − o) + Σ_{k∈M}(p̂_k − 1/m)(v_k − o): ≤ ν + Λ·D_out + Δ_M·D_M.
+2. Λ = R̂/(Ŵ + R̂), Ŵ ≥ m e^{−η/τ}, R̂ ≤ e^{η/τ} r; up in R̂, down in Ŵ: Λ ≤ x/(1 + x) ≤ x (``leak-share``).
+3. p̂ on M is (1−Λ)·softmax over M, whose distance to uniform is ≤ η/τ (L-lipschitz: tied
    hard scores, range of the perturbation ≤ 2η); hence Δ_M ≤ (1−Λ)η/τ + Λ ≤ Λ + 2η/τ.
 
-Discharge.  Steps 1–2 on three positions (M = {1, 2}: an identity, the value error,
-and |P·a| ≤ |P|·A per weight term, joined by the triangle inequality) and step 3 symbolically in m: QF_NRA.
-Step 4 symbolically from L-lipschitz's conclusion, and end-to-end for m = 2 with exp
+Discharge.  Step 1 on three positions (M = {1, 2}: an identity, the value error,
+and |P·a| ≤ |P|·A per weight term, joined by the triangle inequality) and step 2 symbolically in m: QF_NRA.
+Step 3 symbolically from L-lipschitz's conclusion, and end-to-end for m = 2 with exp
 abstracted by Taylor bounds (``inside-m2``).
 """
 from __future__ import annotations
@@ -39,7 +38,7 @@ def refined_head_bound(nu: Fraction, eta: Fraction, inv_tau: Fraction, r: Fracti
     """ν + Λ·D_out + Δ_M·D_M with Λ ≤ e^{2η/τ} r/m (certified rational upper bound for the
     exp) and Δ_M ≤ Λ + 2η/τ; the 2η/τ term is dropped only when it is multiplied by D_M = 0."""
     growth = Fraction(1) if eta == 0 else 1 / exp_neg_lower(2 * eta * inv_tau)  # ≥ e^{2η/τ}
-    lam = min(Fraction(1), growth * r / m)
+    lam = growth * r / (m + growth * r)  # x/(1 + x), x = e^{2η/τ} r/m (leak-share)
     delta_m = lam + 2 * eta * inv_tau if d_m != 0 else Fraction(0)
     return nu + lam * d_out + delta_m * d_m
 
@@ -105,6 +104,18 @@ def leak_without_growth(B, v):
     return leak(B, v, growth=lambda H: 1)
 
 
+def leak_share(B, v, growth=None):
+    """Step 3 saturating: Λ ≤ x/(1 + x) with x = e^{2η/τ} r/m — the kernel's Λ for every head rule."""
+    m, r, H, W, R = (v[k] for k in LEAK)
+    hyps = [B.ge(m, 1), B.ge(r, 0), B.ge(H, 1), B.ge(W * H, m), B.ge(R, 0), B.le(R, H * r)]
+    g = H * H if growth is None else growth(H)
+    return hyps, B.le(R / (W + R), g * r / (m + g * r))
+
+
+def leak_share_without_growth(B, v):
+    return leak_share(B, v, growth=lambda H: 1)
+
+
 def inside(B, v):
     lam, T, u, delta = (v[k] for k in INSIDE)
     hyps = [B.ge(lam, 0), B.le(lam, 1), B.ge(u, 0), B.ge(T, 0), B.le(T, u),  # T ≤ η/τ: L-lipschitz
@@ -124,18 +135,20 @@ def inside_m2(B, v):
 
 LEMMA = Lemma(
     name="L-layer-refined",
-    statement="|ô − o| ≤ ν + Λ·D_out + Δ_M·D_M, Λ ≤ e^{2η/τ} r/m, Δ_M ≤ Λ + 2η/τ",
+    statement="|ô − o| ≤ ν + Λ·D_out + Δ_M·D_M, Λ ≤ x/(1 + x) ≤ x with x = e^{2η/τ} r/m, Δ_M ≤ Λ + 2η/τ",
     queries=(
         Query("centering", CENTER, centering),
         Query("value-error", VALUE, value_error),
         Query("product-bound", ("P", "a", "A"), product_bound),
         Query("triangle", ("x", "y", "z"), triangle),
         Query("leak", LEAK, leak),
+        Query("leak-share", LEAK, leak_share),
         Query("inside", INSIDE, inside),
         Query("inside-m2", INSIDE2, inside_m2, uses_exp=True),
     ),
     controls=(
         Control("L-layer-refined/no-DM-term", Query("no-DM-term", WEIGHT, weight_terms_without_dm)),
         Control("L-layer-refined/no-exp-growth", Query("no-exp-growth", LEAK, leak_without_growth)),
+        Control("L-layer-refined/share-no-exp-growth", Query("share-no-exp-growth", LEAK, leak_share_without_growth)),
     ),
 )
