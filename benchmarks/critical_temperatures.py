@@ -81,13 +81,16 @@ def render(points: dict, lengths: list[int], schedules: dict, command: str, seco
                 cells.append("—")
             elif q.status == "bracketed":
                 cells.append(fmt(q.tau_star) + ("" if q.confirmed else " (unconfirmed)"))
+            elif q.status == "agrees up to tau_max":
+                cells.append(f"∞ (agrees up to {q.tau_star:.0e})")
             else:
                 cells.append(q.status)
         ratios = []
         proposed, (d3, d6) = schedules[name]
         for tau in (proposed, d3, d6):
             t = value(tau, top)
-            ratios.append(fmt(t / p.tau_star, 3) if (t is not None and p is not None and p.tau_star) else "—")
+            bracketed = p is not None and p.status == "bracketed"
+            ratios.append(fmt(t / p.tau_star, 3) if (t is not None and bracketed) else "—")
         witness = "—" if p is None or p.witness is None else f"`{p.witness[:24]}`"
         times = ", ".join(fmt(seconds.get((name, n)), 3) for n in lengths)
         lines.append(f"| {name} | " + " | ".join(cells) + f" | {witness} | " + " | ".join(ratios) + f" | {times} |")

@@ -38,7 +38,7 @@ from .model import Model, format_word
 from .words import WordSet
 
 STATUSES = ("bracketed", "agrees up to tau_max", "disagrees at tau_min", "above max_length")
-CACHE_VERSION = 1  # bump when the search changes what it returns for the same inputs
+CACHE_VERSION = 2  # bump when the search changes what it returns for the same inputs
 
 
 @dataclass(frozen=True)
@@ -50,6 +50,7 @@ class CriticalConfig:
     tau_max: float = 1e9  # no disagreement up to here: τ* is reported as unbounded
     tau_min: float = 1e-60  # a disagreement even here: the soft model never agrees (τ* = 0)
     rounds: int = 8  # bracket re-checks (all words at tau_star, the witness in mpmath) before giving up
+    probes: int = 16  # words tried while looking for a first disagreement
     compare: CompareConfig = CompareConfig()
 
 
@@ -89,6 +90,7 @@ class _Search:
         self.model, self.n, self.words, self.cfg = model, n, list(words), cfg
         self.hards: dict[int, Run] = {}
         self.counts = {"hard": 0, "float64": 0, "mp": 0}
+        self.seen: dict[tuple[int, float, str], Comparison] = {}
 
     def hard(self, k: int) -> Run:
         if k not in self.hards:
@@ -97,11 +99,14 @@ class _Search:
         return self.hards[k]
 
     def judge(self, k: int, tau: float, precision: str = "float64") -> Comparison:
-        c = compare(self.model, self.words[k], self.hard(k), tau, precision, self.cfg.compare)
-        self.counts[c.precision] += 1
-        if precision == "float64" and c.precision == "mp":
-            self.counts["float64"] += 1
-        return c
+        """Memoised: the final pass re-asks every word at the final lower end, most of them already asked."""
+        if (k, tau, precision) not in self.seen:
+            c = compare(self.model, self.words[k], self.hard(k), tau, precision, self.cfg.compare)
+            self.counts[c.precision] += 1
+            if precision == "float64" and c.precision == "mp":
+                self.counts["float64"] += 1
+            self.seen[k, tau, precision] = c
+        return self.seen[k, tau, precision]
 
     def agrees(self, k: int, tau: float, precision: str = "float64") -> bool:
         return self.judge(k, tau, precision).agree
@@ -159,13 +164,18 @@ def critical_point(model: Model, n: int, words: WordSet = WordSet(), cfg: Critic
                              confirmed=confirmed, evaluations=dict(search.counts), seconds=time.monotonic() - began,
                              **extra)
 
-    tau = start_tau(model, n)
-    k = search.first_disagreement(tau, everyone)
-    while k is None:
-        tau *= cfg.expand
-        if tau > cfg.tau_max:
-            return done("agrees up to tau_max", lo=cfg.tau_max)
-        k = search.first_disagreement(tau, everyone)
+    def first_above(order) -> tuple[int | None, float]:
+        tau = start_tau(model, n)
+        while (k := search.first_disagreement(tau, order)) is None and tau <= cfg.tau_max:
+            tau *= cfg.expand
+        return k, tau
+
+    # a few probe words find a first disagreement cheaply; the passes below then bring every word in
+    k, tau = first_above(everyone[::max(1, len(everyone) // cfg.probes)])
+    if k is None:
+        k, tau = first_above(everyone)
+    if k is None:
+        return done("agrees up to tau_max", lo=cfg.tau_max)
     witness, hi, precision = k, tau, "float64"
     for _ in range(cfg.rounds):
         bracket = search.bisect(witness, hi, precision)
@@ -252,8 +262,8 @@ def sweep(jobs: Sequence[CriticalJob], scheduler=None, cache: Path | None = None
     stage = "critical temperatures (cached {})".format(len(results)) if results else "critical temperatures"
     progress(stage, len(results), len(jobs))
     if scheduler is None:
-        for k in todo:
-            results[k] = _run_job(jobs[k])
+        for k in todo:  # looked up again: another sweep sharing the cache may have finished it meanwhile
+            results[k] = _cached(cache, jobs[k]) or _run_job(jobs[k])
             _store(cache, jobs[k], results[k])
             progress(stage, len(results), len(jobs))
     elif todo:

@@ -137,7 +137,7 @@ def _assert_not_below_certified(path: Path, lengths, word_set: WordSet):
 
 @pytest.mark.parametrize("path", SHIPPED, ids=_ids(SHIPPED))
 def test_critical_temperature_is_never_below_a_certified_one(path):
-    _assert_not_below_certified(path, (6, 24), QUICK)
+    _assert_not_below_certified(path, (6, 16), QUICK)
 
 
 @pytest.mark.slow
@@ -220,3 +220,25 @@ def test_critical_command_json_and_cache(capsys, tmp_path):
 def test_invalid_input_is_exit_3_naming_the_flag(capsys, argv, where):
     rc, err = _json(capsys, *argv)
     assert rc == 3 and err["error"]["where"] == where, err
+
+
+# ---------------------------------------------------------------- word families
+
+def test_adversarial_words_have_length_n_are_distinct_and_contain_the_boundary_cases():
+    model = load_model(SINCE)
+    from certify.words import adversarial_words
+
+    ws = adversarial_words(model, 9)
+    assert len(set(ws)) == len(ws) and all(len(w) == 9 for w in ws)
+    assert tuple("bbbbbbbcb") in ws  # one differing symbol next to the end (since-a-b's witness)
+    assert tuple("abbbbbbba") in ws  # a far match
+    assert tuple("aaaabbbbb") in ws and tuple("aaaaabbbb") in ws  # balanced counts ± 1
+    assert ws == adversarial_words(model, 9)
+
+
+def test_word_sets_are_deterministic_and_named_by_their_description():
+    model = load_model(SINCE)
+    a = parse_word_set("adversarial,random:5", seed=3)
+    assert a == WordSet(True, 5, 0, 3) and a.words(model, 12) == a.words(model, 12)
+    assert a.describe() != WordSet(True, 5, 0, 4).describe()
+    assert len(WordSet(False, 0, 3 ** 4).words(model, 4)) == 81  # exhaustive when |Σ|^n ≤ the limit
