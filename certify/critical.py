@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 from .compare import CompareConfig, Comparison, compare
+from .errors import UserError
 from .evaluate import Run
 from .hard_fast import hard_run_fast
 from .model import Model, format_word
@@ -286,17 +287,22 @@ class _client:
         self.scheduler, self.jobs, self.owned = scheduler, jobs, []
 
     def __enter__(self):
-        from distributed import Client, LocalCluster
-
         if not isinstance(self.scheduler, str):
             return self.scheduler
+        try:
+            from distributed import Client, LocalCluster
+        except ImportError:
+            raise UserError("--scheduler: dask.distributed is not installed (pip install distributed)") from None
         if self.scheduler == "local":
             workers = max(1, min(os.cpu_count() or 1, self.jobs))
             cluster = LocalCluster(n_workers=workers, threads_per_worker=1, dashboard_address=None)
             self.owned.append(cluster)
             client = Client(cluster)
         else:
-            client = Client(self.scheduler, timeout="10s")
+            try:
+                client = Client(self.scheduler, timeout="10s")
+            except (OSError, TimeoutError, ValueError) as exc:
+                raise UserError(f"--scheduler: cannot reach a dask scheduler at {self.scheduler!r}: {exc}") from None
         self.owned.insert(0, client)
         return client
 
