@@ -228,7 +228,8 @@ def _run_job(job: CriticalJob) -> CriticalPoint:
     return critical_point(job.model, job.n, job.words, job.config)
 
 
-def _cached(cache: Path | None, job: CriticalJob) -> CriticalPoint | None:
+def cached(cache: Path | None, job: CriticalJob) -> CriticalPoint | None:
+    """The job's cached result, if any (an unreadable or stale-format file is a miss)."""
     if cache is None:
         return None
     try:
@@ -256,7 +257,7 @@ def sweep(jobs: Sequence[CriticalJob], scheduler=None, cache: Path | None = None
     (``cache``: a directory) are not recomputed."""
     results: dict[int, CriticalPoint] = {}
     for k, job in enumerate(jobs):
-        hit = _cached(cache, job)
+        hit = cached(cache, job)
         if hit is not None:
             results[k] = hit
     todo = [k for k in range(len(jobs)) if k not in results]
@@ -264,7 +265,7 @@ def sweep(jobs: Sequence[CriticalJob], scheduler=None, cache: Path | None = None
     progress(stage, len(results), len(jobs))
     if scheduler is None:
         for k in todo:  # looked up again: another sweep sharing the cache may have finished it meanwhile
-            results[k] = _cached(cache, jobs[k]) or _run_job(jobs[k])
+            results[k] = cached(cache, jobs[k]) or _run_job(jobs[k])
             _store(cache, jobs[k], results[k])
             progress(stage, len(results), len(jobs))
     elif todo:
