@@ -97,9 +97,9 @@ def render(points: dict, lengths: list[int], schedules: dict, command: str, seco
         "word disagrees up to τ = 10⁹ (the output is one that attention cannot change).",
         "",
         "| model | " + " | ".join(f"τ*({n})" for n in lengths) + " | witness at the largest n (runs: s^k) | "
-        + " | ".join(f"proposed / τ* ({n})" for n in ratio_lengths[-1:]) + " | "
+        + " | ".join(f"proposed / τ* ({n})" for n in ratio_lengths) + " | "
         + " | ".join(f"derived / τ* ({n})" for n in ratio_lengths) + f" | seconds ({', '.join(map(str, lengths))}) |",
-        "|---|" + "---|" * (len(lengths) + 3 + len(ratio_lengths)),
+        "|---|" + "---|" * (len(lengths) + 2 + 2 * len(ratio_lengths)),
     ]
     for path in models():
         name = str(path.relative_to(ROOT / "models"))
@@ -118,8 +118,7 @@ def render(points: dict, lengths: list[int], schedules: dict, command: str, seco
         measured = [points[(name, n)] for n in lengths if (name, n) in points]
         p = measured[-1] if measured else None
         witness = "—" if p is None or p.witness is None else f"`{runs(p.witness)}` (n = {p.n})"
-        ratios = [ratio(proposed, points.get((name, ratio_lengths[-1])))]
-        ratios += [ratio(d6, points.get((name, n))) for n in ratio_lengths]
+        ratios = [ratio(tau, points.get((name, n))) for tau in (proposed, d6) for n in ratio_lengths]
         times = ", ".join(fmt(seconds.get((name, n)), 3) for n in lengths)
         lines.append(f"| {name} | " + " | ".join(cells) + f" | {witness} | " + " | ".join(ratios) + f" | {times} |")
     lines += ["", "Schedules (τ(n) as text):", ""]
