@@ -121,6 +121,9 @@ def render(points: dict, lengths: list[int], schedules: dict, command: str, seco
         ratios = [ratio(tau, points.get((name, n))) for tau in (proposed, d6) for n in ratio_lengths]
         times = ", ".join(fmt(seconds.get((name, n)), 3) for n in lengths)
         lines.append(f"| {name} | " + " | ".join(cells) + f" | {witness} | " + " | ".join(ratios) + f" | {times} |")
+    if any(points.get((name, n)) is None for name in schedules for n in lengths):
+        lines += ["", "*not measured*: the run was stopped before that job; the same command measures only the",
+                  "missing jobs (finished ones are read from the cache)."]
     lines += ["", "Schedules (τ(n) as text):", ""]
     for path in models():
         name = str(path.relative_to(ROOT / "models"))
