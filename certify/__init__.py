@@ -17,9 +17,11 @@ from .api import (EXIT_INVALID, EXIT_NOT_PROVED, EXIT_OK, EXIT_REFUTED, Certific
                   CertifyResult, CheckFailureInfo, CheckReport, Claim, Evaluation, HeadProof, Obligation, Outputs,
                   audit_certificate, certify_model, check_certificate, evaluate, load_model, parse_schedule,
                   read_certificate, run_hard, run_soft, summarize_certificate)
+from .api import critical_temperatures, parse_lengths, validate_agreement  # noqa: E402
 
 API = ("load_model", "certify_model", "check_certificate", "audit_certificate", "evaluate", "run_hard", "run_soft",
        "summarize_certificate", "read_certificate", "parse_schedule", "Claim", "CertifyResult",
        "CheckReport", "CheckFailureInfo", "Evaluation", "Outputs", "CertificateSummary", "HeadProof", "Obligation",
-       "EXIT_OK", "EXIT_REFUTED", "EXIT_NOT_PROVED", "EXIT_INVALID")
+       "EXIT_OK", "EXIT_REFUTED", "EXIT_NOT_PROVED", "EXIT_INVALID",
+       "validate_agreement", "critical_temperatures", "parse_lengths")
 __all__ = ["__version__", *API]

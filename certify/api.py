@@ -451,3 +451,63 @@ def summarize_certificate(certificate: str | Path | Mapping) -> CertificateSumma
     return CertificateSummary(claim, str(cert["claim"].get("verdict")), tuple(heads),
                               tuple(f for f in analysis.get("ffns") or [] if isinstance(f, Mapping)),
                               len(cert.get("boxes") or []), tuple(obligations), dict(cert.get("tools") or {}))
+
+
+# ---------------------------------------------------------------- validate, critical
+
+def parse_lengths(values: Sequence[str] | str, flag: str = "--n") -> tuple[int, ...]:
+    """Lengths as given on the command line: ``10,100,1e3`` or several words; each ≥ 1 and finite."""
+    from .certifier import parse_nmax
+
+    words = [values] if isinstance(values, str) else list(values)
+    out = []
+    for part in (p.strip() for w in words for p in str(w).split(",") if p.strip()):
+        n = parse_nmax(part, flag)
+        if n == "inf":
+            raise UserError(f"{flag}: lengths must be finite, got {part!r}")
+        out.append(n)
+    if not out:
+        raise UserError(f"{flag}: give at least one length")
+    return tuple(dict.fromkeys(out))
+
+
+def _schedule_or_temperature(m: Model, tau: str | Expr | None) -> Expr:
+    if tau is not None:
+        return parse_schedule(tau)
+    if m.temperature is None:
+        raise UserError(f"--tau: the model {m.name} proposes no temperature; give --tau EXPR")
+    return m.temperature
+
+
+def validate_agreement(model: str | Path | Mapping | Model, tau: str | Expr | None = None,
+                       exhaustive: int | None = None, random_words: int = 100, max_len: int | None = None,
+                       lengths: Sequence[int] = (16,), adversarial: bool = True, precision: str = "mp",
+                       seed: int = 0, progress: Progress = _no_progress):
+    """Soft at τ(n) (default: the model's ``temperature``) against hard on every word of length
+    1..``exhaustive`` (default: as many as fit 2000 words), ``random_words`` seeded random words of
+    length ≤ ``max_len`` and the adversarial families at each of ``lengths``
+    (:class:`certify.validate.ValidationReport`; exit code 0 all agree, 1 a disagreement)."""
+    from .validate import validate
+
+    m = load_model(model)
+    for name, v in (("--exhaustive", exhaustive), ("--random", random_words), ("--max-len", max_len)):
+        if v is not None and (not isinstance(v, int) or isinstance(v, bool) or v < (1 if name == "--max-len" else 0)):
+            raise UserError(f"{name}: {v!r} is not a {'positive' if name == '--max-len' else 'non-negative'} integer")
+    return validate(m, _schedule_or_temperature(m, tau), exhaustive, random_words, max_len, tuple(lengths),
+                    adversarial, precision, seed, progress=progress)
+
+
+def critical_temperatures(models: Sequence[str | Path | Mapping | Model], lengths: Sequence[int],
+                          words: str = "adversarial,random:32,exhaustive:1024", seed: int = 0, scheduler=None,
+                          cache: str | Path | None = None, progress: Progress = _no_progress):
+    """τ*(n) for every model × length (:class:`certify.critical.CriticalPoint`, in that order):
+    the largest τ at which every tried word still agrees, by bisection on log τ.  ``scheduler``:
+    None in-process, ``"local"`` a dask LocalCluster, an address, or a ``distributed.Client``;
+    ``cache``: a directory of results keyed by (model hash, n, word set)."""
+    from .critical import CriticalJob, sweep
+    from .words import parse_word_set
+
+    word_set = parse_word_set(words, seed)
+    loaded = [load_model(m) for m in models]
+    jobs = [CriticalJob(m, n, word_set) for m in loaded for n in lengths]
+    return sweep(jobs, scheduler, None if cache is None else Path(cache), progress)

@@ -22,10 +22,12 @@ from . import __version__
 from .api import EXIT_INVALID, EXIT_OK
 from .errors import ModelError, UserError
 
-SUBCOMMANDS = ("run", "check", "show", "validate-model", "compile", "derive", "prove", "export", "import")
+SUBCOMMANDS = ("run", "check", "show", "validate-model", "compile", "derive", "prove", "export", "import",
+               "validate", "critical")
 _MODULES = {name: name.replace("-", "_") + ("_" if name == "import" else "") for name in SUBCOMMANDS}
 # words users type for a command, so that a suggestion can name the right one (verify → check)
-SYNONYMS = {"verify": "check", "recheck": "check", "validate": "validate-model", "lint": "validate-model",
+SYNONYMS = {"verify": "check", "recheck": "check", "lint": "validate-model", "test": "validate", "compare": "validate",
+            "tau-star": "critical", "temperature": "critical",
             "eval": "run", "evaluate": "run", "simulate": "run", "inspect": "show", "explain": "show",
             "describe": "show", "build": "compile", "proof": "prove", "lemmas": "prove", "derivation": "derive"}
 MAIN_USAGE = "certify MODEL.json [--nmax N] [--nmin N] [--tau EXPR | --derive] [--out CERT.json] [--json] [--quiet]"

@@ -156,6 +156,12 @@ def _run(model: Model, word: Sequence[str], convert, weights, zero) -> Run:
         else:
             rows = _attention(model, layer, rows, weights, zero)
         streams.append(rows)
+    return read_outputs(model, n, streams, convert)
+
+
+def read_outputs(model: Model, n: int, streams: list, convert) -> Run:
+    """The Run of these streams: outputs and decisions read off the last one (the output rule)."""
+    rows = streams[-1]
     first = 0 if model.bos else 1
     out_rows = tuple(p - first for p in output_positions(model, n))
     if model.output.argmax:

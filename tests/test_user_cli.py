@@ -41,7 +41,8 @@ def test_version(capsys):
     assert capsys.readouterr().out.strip() == f"certify (hardsoft) {__version__}"
 
 
-@pytest.mark.parametrize("word, suggestion", [("verify", "check"), ("chek", "check"), ("validate", "validate-model"),
+@pytest.mark.parametrize("word, suggestion", [("verify", "check"), ("chek", "check"), ("lint", "validate-model"), ("validat", "validate"),
+                                              ("criticl", "critical"),
                                               ("shwo", "show"), ("evaluate", "run")])
 def test_unknown_command_is_rejected_with_a_suggestion(capsys, word, suggestion):
     one_line_error(capsys, [word, "x.json"], f"unknown command {word!r}", f"did you mean '{suggestion}'?")
