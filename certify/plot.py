@@ -195,7 +195,10 @@ def figure_path(out: str | Path) -> Path:
 
 def render(series: Sequence[TauSeries | ErrorSeries], kind: str, out: str | Path, cfg: PlotConfig = CONFIG) -> Path:
     """Draw the series into ``out`` (.png or .pdf) with matplotlib's Agg backend."""
-    import matplotlib
+    try:
+        import matplotlib
+    except ImportError:
+        raise UserError("figures need matplotlib: python3 -m pip install -e '.[plot]'") from None
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
