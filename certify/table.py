@@ -349,6 +349,8 @@ def generic_tau(q, n: int, cfg: TableConfig = CONFIG) -> Fraction | None:
 def build_row(source: str | Path, ns: Sequence[int], cfg: TableConfig = CONFIG, paper: PaperRow | None = None,
               critical: Sequence[CriticalPoint] = (), certs: Path | None = None, check: bool = False) -> Row:
     """One row: certify ``source`` with a derived schedule at n_max = max(ns), compute the generic τ and ratios."""
+    from symbolic.layer_bound import model_constant
+
     from .api import certify_model, check_certificate, load_model
     from .kernel.structure import Unsupported
     from .quantities import quantities
@@ -398,7 +400,7 @@ def build_row(source: str | Path, ns: Sequence[int], cfg: TableConfig = CONFIG, 
         model=model.name, path=None if path is None else str(path), sha256=model.sha256,
         construction=construction, construction_tex=construction_tex, pe=pe,
         scheme=_scheme(cert) if cert else dash, verdict=result.verdict, reason=result.reason,
-        L=len(model.layers), K=q.K if q is not None else Fraction(0),
+        L=len(model.layers), K=model_constant(model),
         gamma=Series(q.gamma_text if q is not None else dash, _values(gam, cfg),
                      closed_tex=_latex_forms(q.shown, "min") if q is not None and q.shown
                      else latex_escape(q.gamma_text if q is not None else dash)),
@@ -407,9 +409,9 @@ def build_row(source: str | Path, ns: Sequence[int], cfg: TableConfig = CONFIG, 
                     else latex_escape(q.xmax_text if q is not None else dash)),
         certified=Series(result.tau if cert else dash, _values(cert_vals, cfg), gc.text() if gc else "",
                          _latex_expr(result.tau) if cert else "--", gc.latex() if gc else ""),
-        generic=Series(f"Theorem 26 exact (L={len(model.layers)}, K={q.K if q else dash}, δ={cfg.delta})",
+        generic=Series(f"Theorem 26 exact (L={len(model.layers)}, K={model_constant(model)}, δ={cfg.delta})",
                        _values(generic, cfg), capped.text() if capped else "",
-                       latex_escape(f"Theorem 26 exact (L={len(model.layers)}, K={q.K if q else dash}, "
+                       latex_escape(f"Theorem 26 exact (L={len(model.layers)}, K={model_constant(model)}, "
                                     f"δ={cfg.delta})").replace("δ", "$\\delta$"),
                        capped.latex() if capped else ""),
         critical=Series("measured" if crit else dash, _values(crit_vals, cfg)),
@@ -493,7 +495,7 @@ def _cells(values: Sequence[str | None]) -> str:
 
 def _status(r: Row) -> str:
     if r.verdict != "certified":
-        return r.verdict
+        return f"{r.verdict}: {r.reason}" if r.reason else r.verdict
     parts = ["certified"]
     if r.checked is not None:
         parts.append("checked" if r.checked else "CHECK FAILED")
@@ -509,7 +511,8 @@ def to_markdown(t: Table) -> str:
     head = ["model", "class", "PE", "scheme", "L", "K", "γ(n)", "x_max(n)", "certified τ(n)", "class",
             "generic τ(n) (Theorem 26)", "τ*(n)", "certified / generic", "certified / τ*"]
     if t.paper:
-        head += ["paper's class", "in class or hotter", "status"]
+        head += ["paper's class", "in class or hotter"]
+    head.append("status")
     lines = [f"Values at n = {ns} (each cell lists them in that order; 4 significant digits). Generic τ: the exact "
              f"largest τ of Theorem 26's recursion with the model's L, K, γ, x_max and δ = {t.delta}, capped at 1.",
              "", "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
@@ -520,7 +523,8 @@ def to_markdown(t: Table) -> str:
                  f"{_cells(r.generic.values)} ({r.generic.cls or '—'})", _cells(r.critical.values),
                  _cells(r.certified_over_generic), _cells(r.certified_over_critical)]
         if t.paper:
-            cells += [r.paper_class or "—", _in_class(r), _status(r)]
+            cells += [r.paper_class or "—", _in_class(r)]
+        cells.append(_status(r))
         lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
     if t.paper:
         lines += ["", "Paper's classes and where they come from:", ""]
