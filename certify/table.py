@@ -298,7 +298,8 @@ _TEX = {"\\": "\\textbackslash{}", "&": "\\&", "%": "\\%", "$": "\\$", "#": "\\#
         "}": "\\}", "~": "\\textasciitilde{}", "^": "\\textasciicircum{}"}
 _TEX_UNICODE = {"γ": "$\\gamma$", "τ": "$\\tau$", "Θ": "$\\Theta$", "Ω": "$\\Omega$", "×": "$\\times$",
                 "⊖": "$\\ominus$", "⊕": "$\\oplus$", "∞": "$\\infty$", "—": "--", "–": "--", "≥": "$\\geq$",
-                "≤": "$\\leq$", "³": "$^3$", "²": "$^2$", "·": "$\\cdot$", "ε": "$\\varepsilon$", "§": "\\S{}"}
+                "≤": "$\\leq$", "³": "$^3$", "²": "$^2$", "·": "$\\cdot$", "ε": "$\\varepsilon$", "δ": "$\\delta$",
+                "§": "\\S{}"}
 
 
 def _generic_growth(q, xmax_growth: Growth | None) -> Growth | None:
@@ -355,8 +356,9 @@ def build_row(source: str | Path, ns: Sequence[int], cfg: TableConfig = CONFIG, 
     from .kernel.structure import Unsupported
     from .quantities import quantities
 
-    path = Path(source) if not isinstance(source, dict) else None
-    model = load_model(source)
+    path = Path(source)
+    model = load_model(path)
+    K = model_constant(model)
     top = max(ns) if model.max_length is None else min(max(ns), model.max_length)
     inside = [n <= top for n in ns]
     construction, construction_tex, pe = _construction(model, paper, cfg)
@@ -397,10 +399,10 @@ def build_row(source: str | Path, ns: Sequence[int], cfg: TableConfig = CONFIG, 
     paper_growth = None if paper is None else paper.paper.growth if paper.paper.growth is not None else gen_growth
     dash = "—"
     return Row(
-        model=model.name, path=None if path is None else str(path), sha256=model.sha256,
+        model=model.name, path=str(path), sha256=model.sha256,
         construction=construction, construction_tex=construction_tex, pe=pe,
         scheme=_scheme(cert) if cert else dash, verdict=result.verdict, reason=result.reason,
-        L=len(model.layers), K=model_constant(model),
+        L=len(model.layers), K=K,
         gamma=Series(q.gamma_text if q is not None else dash, _values(gam, cfg),
                      closed_tex=_latex_forms(q.shown, "min") if q is not None and q.shown
                      else latex_escape(q.gamma_text if q is not None else dash)),
@@ -409,10 +411,9 @@ def build_row(source: str | Path, ns: Sequence[int], cfg: TableConfig = CONFIG, 
                     else latex_escape(q.xmax_text if q is not None else dash)),
         certified=Series(result.tau if cert else dash, _values(cert_vals, cfg), gc.text() if gc else "",
                          _latex_expr(result.tau) if cert else "--", gc.latex() if gc else ""),
-        generic=Series(f"Theorem 26 exact (L={len(model.layers)}, K={model_constant(model)}, δ={cfg.delta})",
+        generic=Series(f"Theorem 26 exact (L={len(model.layers)}, K={K}, δ={cfg.delta})",
                        _values(generic, cfg), capped.text() if capped else "",
-                       latex_escape(f"Theorem 26 exact (L={len(model.layers)}, K={model_constant(model)}, "
-                                    f"δ={cfg.delta})").replace("δ", "$\\delta$"),
+                       latex_escape(f"Theorem 26 exact (L={len(model.layers)}, K={K}, δ={cfg.delta})"),
                        capped.latex() if capped else ""),
         critical=Series("measured" if crit else dash, _values(crit_vals, cfg)),
         certified_over_generic=tuple(over_generic), certified_over_critical=tuple(over_critical),
@@ -537,28 +538,65 @@ def to_markdown(t: Table) -> str:
 
 
 def to_latex(t: Table) -> str:
-    """A complete document for a plain ``article`` (no packages, ASCII only); the ``tabular`` can be pasted."""
-    ns = ", ".join(f"${_n_text(n).replace('10^', '10^{') + ('}' if '^' in _n_text(n) else '')}$" for n in t.ns)
-    cols = ["model", "class", "PE", "scheme", "$\\gamma(n)$", "$x_{\\max}(n)$", "certified $\\tau(n)$",
-            "generic $\\tau(n)$", "$\\tau^*(n)$", "cert./generic", "cert./$\\tau^*$"]
-    if t.paper:
-        cols += ["paper's class", "in class"]
-    out = ["\\documentclass{article}", "\\begin{document}", "\\begin{table}", "\\centering", "\\scriptsize",
-           f"\\caption{{Certified temperatures. Values at $n$ = {ns}, in that order (4 significant digits). Generic: "
-           f"the exact largest $\\tau$ of Theorem 26's recursion with the model's $L$, $K$, $\\gamma$, $x_{{\\max}}$ "
-           f"and $\\delta = {t.delta}$, capped at 1.}}",
-           "\\begin{tabular}{" + "l" * len(cols) + "}", "\\hline", " & ".join(cols) + " \\\\", "\\hline"]
+    """A complete document for a plain ``article`` (no packages, ASCII only) with three tables that fit the
+    page: the construction and proof of each row, the closed forms, and the values at every n (certified,
+    generic and their ratio; τ* and certified/τ* when measured).  Each ``tabular`` can be pasted into a paper."""
+    ns = ", ".join(_tex_n(n) for n in t.ns)
+    measured = any(v is not None for r in t.rows for v in r.critical.values)
+    first = ["model", "class, PE", "scheme", "class of $\\tau$"] + (["paper", "in class"] if t.paper else [])
+    spec1 = "p{2.0cm}p{2.0cm}p{2.2cm}l" + ("ll" if t.paper else "")
+    rows1 = [[_tex_model(r), f"\\raggedright {r.construction_tex}, {r.pe}", f"\\raggedright {latex_escape(r.scheme)}",
+              r.certified.cls_tex or "--"]
+             + ([r.paper_class_tex or "--", "--" if r.in_class is None else "yes" if r.in_class else "no"]
+                if t.paper else []) for r in t.rows]
+    rows2 = [[_tex_model(r), str(r.L), _tex_fraction(r.K), r.gamma.closed_tex, r.xmax.closed_tex,
+              r.certified.closed_tex] for r in t.rows]
+    labels = ["cert.", "gen.", "ratio"] + (["$\\tau^*$", "cert./$\\tau^*$"] if measured else [])
+    rows3 = []
     for r in t.rows:
-        cells = [f"\\texttt{{{latex_escape(r.model)}}}", r.construction_tex, r.pe, latex_escape(r.scheme),
-                 f"{r.gamma.closed_tex}: {_tex_cells(r.gamma.values)}", f"{r.xmax.closed_tex}: {_tex_cells(r.xmax.values)}",
-                 f"{r.certified.closed_tex} {r.certified.cls_tex}: {_tex_cells(r.certified.values)}",
-                 f"{r.generic.cls_tex}: {_tex_cells(r.generic.values)}", _tex_cells(r.critical.values),
-                 _tex_cells(r.certified_over_generic), _tex_cells(r.certified_over_critical)]
-        if t.paper:
-            cells += [r.paper_class_tex or "--", latex_escape(_in_class(r))]
-        out.append(" & ".join(cells) + " \\\\")
-    out += ["\\hline", "\\end{tabular}", "\\end{table}", "\\end{document}", ""]
+        cells = [_tex_model(r)]
+        for k in range(len(t.ns)):
+            parts = [r.certified.values[k], r.generic.values[k], r.certified_over_generic[k]]
+            parts += [r.critical.values[k], r.certified_over_critical[k]] if measured else []
+            cells.append("\\begin{tabular}[t]{@{}l@{}}" + " \\\\ ".join(
+                f"{label} {_tex_number(v)}" for label, v in zip(labels, parts)) + "\\end{tabular}")
+        rows3.append(cells)
+    out = ["\\documentclass{article}", "\\begin{document}"]
+    out += _tex_table("How each row is certified: construction class, the lemmas the certificate uses, the class "
+                      "of the certified $\\tau(n)$" + (" and the paper's class for the row (in class: the certified "
+                                                        "$\\tau$ is in it or hotter)." if t.paper else "."),
+                      spec1, first, rows1)
+    out += _tex_table("Closed forms: depth $L$, Lemma 25 constant $K$, the least score gap $\\gamma(n)$, the largest "
+                      "activation $x_{\\max}(n)$ and the certified $\\tau(n)$.", "p{2.0cm}rllll",
+                      ["model", "$L$", "$K$", "$\\gamma(n)$", "$x_{\\max}(n)$", "certified $\\tau(n)$"], rows2)
+    out += _tex_table(f"Values at $n$ = {ns}: certified $\\tau$, the paper's generic $\\tau$ (the exact largest "
+                      f"$\\tau$ of Theorem 26's recursion with the model's $L$, $K$, $\\gamma$, $x_{{\\max}}$ and "
+                      f"$\\delta = {t.delta}$, capped at 1) and certified/generic"
+                      + (", measured $\\tau^*$ and certified/$\\tau^*$" if measured else "") + ".",
+                      "p{2.0cm}" + "l" * len(t.ns), ["model"] + [f"$n = {_tex_n(n).strip('$')}$" for n in t.ns], rows3)
+    out += ["\\end{document}", ""]
     return "\n".join(out)
+
+
+def _tex_table(caption: str, spec: str, head: list[str], rows: list[list[str]]) -> list[str]:
+    return (["\\begin{table}", "\\centering", "\\scriptsize", "\\setlength{\\tabcolsep}{3pt}",
+             f"\\caption{{{caption}}}", f"\\begin{{tabular}}{{{spec}}}", "\\hline", " & ".join(head) + " \\\\",
+             "\\hline"] + [" & ".join(cells) + " \\\\" for cells in rows] + ["\\hline", "\\end{tabular}",
+                                                                            "\\end{table}", ""])
+
+
+def _tex_model(r: Row) -> str:
+    """The model name in typewriter, breakable after its hyphens (a narrow first column)."""
+    return "\\raggedright\\texttt{" + latex_escape(r.model).replace("-", "-\\allowbreak{}") + "}"
+
+
+def _tex_fraction(q: Fraction) -> str:
+    return str(q) if q.denominator == 1 else f"${q.numerator}/{q.denominator}$"
+
+
+def _tex_n(n: int) -> str:
+    text = _n_text(n)
+    return f"$10^{{{text[3:]}}}$" if text.startswith("10^") else f"${text}$"
 
 
 def _tex_cells(values: Sequence[str | None]) -> str:

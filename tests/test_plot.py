@@ -12,7 +12,7 @@ from certify import appendix as appendix_module
 from certify.api import check_certificate, load_model
 from certify.cli import main
 from certify.plot import error_series, structured_words, tau_series
-from certify.table import CONFIG as TABLE, PAPER_ROWS
+from certify.table import CONFIG as TABLE, PAPER_ROWS, read_critical
 from test_user_json import validate
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -27,6 +27,14 @@ def test_tau_series_certified_above_generic():
     assert certified.points[0] == (10, pytest.approx(79 / 2560))
     by_n = dict(certified.points)
     assert all(by_n.get(n, 0) > t for n, t in generic.points if n in by_n)
+
+
+def test_tau_series_draws_measured_critical_points(tmp_path):
+    crit = tmp_path / "critical.json"
+    crit.write_text(json.dumps([{"model": "since-a-b", "n": 100, "tau_star": "0.007"},
+                                {"model": "since-a-b", "n": 10, "tau_star": "0.07"}]))
+    s = tau_series(SINCE, 10, 100, read_critical(crit))
+    assert s.curves[-1].label == "critical τ*" and s.curves[-1].points == ((10, 0.07), (100, 0.007))
 
 
 def test_error_series_is_zero_at_the_certified_tau_and_not_when_hot():

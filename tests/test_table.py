@@ -11,6 +11,8 @@ import dataclasses
 import io
 import json
 import re
+import shutil
+import subprocess
 from fractions import Fraction
 from pathlib import Path
 
@@ -93,16 +95,21 @@ def latex_problems(text: str) -> list[str]:
         elif not stack or stack.pop() != env:
             problems.append(f"mismatched \\end{{{env}}}")
     problems += [f"unclosed {e}" for e in stack]
-    spec = re.search(r"\\begin\{tabular\}\{(l+)\}", text).group(1)
-    rows = text.split("\\hline")[2].strip().splitlines()  # between the header's and the closing \hline
-    for line in [text.split("\\hline")[1].strip()] + rows:
-        clean = line.replace("\\&", "").replace("\\$", "")
-        if clean.count("$") % 2:
-            problems.append(f"odd $ in {line[:40]}")
-        if clean.count("&") != len(spec) - 1:
-            problems.append(f"{clean.count('&') + 1} cells in {line[:40]}")
-        if re.search(r"(?<!\\)[_#%]", re.sub(r"\$[^$]*\$", "", clean)):
-            problems.append(f"unescaped special character in {line[:40]}")
+    tables = re.findall(r"\\begin\{tabular\}\{([^\n]*)\}\n(.*?)\n\\end\{tabular\}", text, re.S)
+    if not tables:
+        problems.append("no tabular")
+    for spec, block in tables:
+        columns = len(re.findall(r"p\{[^}]*\}|[lrc]", spec))
+        for line in block.splitlines():
+            if line == "\\hline":
+                continue
+            clean = line.replace("\\&", "").replace("\\$", "")
+            if clean.count("$") % 2:
+                problems.append(f"odd $ in {line[:40]}")
+            if clean.count("&") != columns - 1:
+                problems.append(f"{clean.count('&') + 1} cells for {columns} columns in {line[:40]}")
+            if re.search(r"(?<!\\)[_#%]", re.sub(r"\$[^$]*\$", "", clean)):
+                problems.append(f"unescaped special character in {line[:40]}")
     return problems
 
 
@@ -111,7 +118,20 @@ def test_latex_is_a_plain_article_that_would_compile(table):
     assert text.startswith("\\documentclass{article}") and text.rstrip().endswith("\\end{document}")
     assert "\\usepackage" not in text
     assert latex_problems(text) == []
+    broken = text.replace("\\end{table}", "", 1).replace("since-a-b", "since_a-b", 1).replace(" & ", " ", 1)
+    assert len(latex_problems(broken)) >= 3  # the checker sees a lost \end, an unescaped _ and a lost cell
     assert "\\frac{79}{256 n}" in text and "$\\Theta(1/n)$" in text
+
+
+@pytest.mark.skipif(shutil.which("pdflatex") is None, reason="no TeX installation (the structural test above runs)")
+def test_latex_compiles_with_pdflatex(table, tmp_path):
+    (tmp_path / "t.tex").write_text(to_latex(table))
+    run = subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "t.tex"], cwd=tmp_path,
+                         capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stdout[-2000:]
+    assert (tmp_path / "t.pdf").stat().st_size > 1000
+    overfull = [float(w) for w in re.findall(r"Overfull \\hbox \(([\d.]+)pt too wide\)", run.stdout)]
+    assert all(w < 20 for w in overfull), overfull  # the tables fit the page of a plain article
 
 
 def test_latex_escape_turns_specials_and_unicode_into_ascii():
