@@ -134,7 +134,8 @@ class CriticalPoint:
 
 def read_critical(path: str | Path) -> tuple[CriticalPoint, ...]:
     """The ``--critical`` file: a JSON list of ``{"model": PATH|SHA256|NAME, "n": INT, "tau_star": "DECIMAL"}``
-    (schema ``certify/schemas/critical-input.json``); a path is taken relative to the file's folder."""
+    (schema ``certify/schemas/critical-input.json``); a path is taken relative to the file's folder, else to
+    the current directory."""
     p = Path(path)
     try:
         data = json.loads(p.read_text())
@@ -160,8 +161,8 @@ def read_critical(path: str | Path) -> tuple[CriticalPoint, ...]:
             value = None
         if value is None or value <= 0:
             raise UserError(f"{where}.tau_star: a positive decimal string, got {tau!r}")
-        resolved = p.parent / model
-        out.append(CriticalPoint(str(resolved.resolve()) if resolved.is_file() else model, n, value))
+        files = [f for f in (p.parent / model, Path(model)) if f.is_file()]  # the file's folder, then the cwd
+        out.append(CriticalPoint(str(files[0].resolve()) if files else model, n, value))
     return tuple(out)
 
 
