@@ -210,3 +210,12 @@ def test_paper_table_every_row_certified_and_checked(tmp_path, capsys):
     dyck = next(r for r in data["rows"] if r["model"] == "dyck-2-bounded")
     assert dyck["paper"]["class"] == "Ω(1/(n³ log n))" and dyck["paper"]["in_class"]
     assert len(list(tmp_path.glob("*.cert.json"))) == 12
+
+
+def test_the_tables_example_in_docs_api_runs(tmp_path, monkeypatch, capsys):
+    text = (ROOT / "docs" / "api.md").read_text()
+    block = next(b for b in re.findall(r"```python\n(.*?)```", text, flags=re.S) if "build_table" in b)
+    monkeypatch.chdir(tmp_path)
+    exec(compile(block.replace('"models/', f'"{ROOT}/models/'), "docs/api.md", "exec"), {})  # noqa: S102
+    assert capsys.readouterr().out.strip() == "79/(256*n) Θ(1/n) ('8.118', '14.15')"
+    assert latex_problems((tmp_path / "since.tex").read_text()) == [] and (tmp_path / "since-tau.png").stat().st_size
