@@ -300,7 +300,7 @@ _TEX = {"\\": "\\textbackslash{}", "&": "\\&", "%": "\\%", "$": "\\$", "#": "\\#
 _TEX_UNICODE = {"γ": "$\\gamma$", "τ": "$\\tau$", "Θ": "$\\Theta$", "Ω": "$\\Omega$", "×": "$\\times$",
                 "⊖": "$\\ominus$", "⊕": "$\\oplus$", "∞": "$\\infty$", "—": "--", "–": "--", "≥": "$\\geq$",
                 "≤": "$\\leq$", "³": "$^3$", "²": "$^2$", "·": "$\\cdot$", "ε": "$\\varepsilon$", "δ": "$\\delta$",
-                "§": "\\S{}"}
+                "§": "\\S{}", "∈": "$\\in$"}
 
 
 def _generic_growth(q, xmax_growth: Growth | None) -> Growth | None:
@@ -530,12 +530,19 @@ def to_markdown(t: Table) -> str:
         lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
     if t.paper:
         lines += ["", "Paper's classes and where they come from:", ""]
-        seen = []
-        for r in t.rows:
-            if r.paper is not None and (r.construction, r.paper_class, r.paper.source) not in seen:
-                seen.append((r.construction, r.paper_class, r.paper.source))
-        lines += [f"* {c} — {cls}: {src}" for c, cls, src in seen]
+        lines += [f"* {r.construction} — {r.paper_class}: {r.paper.source}" for r in _class_sources(t)]
     return "\n".join(lines) + "\n"
+
+
+def _class_sources(t: Table) -> list[Row]:
+    """One row per distinct (construction, paper's class, source): the legend of the paper's classes."""
+    seen, out = set(), []
+    for r in t.rows:
+        key = None if r.paper is None else (r.construction, r.paper_class, r.paper.source)
+        if key is not None and key not in seen:
+            seen.add(key)
+            out.append(r)
+    return out
 
 
 def to_latex(t: Table) -> str:
@@ -575,6 +582,11 @@ def to_latex(t: Table) -> str:
                       f"$\\delta = {t.delta}$, capped at 1) and certified/generic"
                       + (", measured $\\tau^*$ and certified/$\\tau^*$" if measured else "") + ".",
                       "p{2.0cm}" + "l" * len(t.ns), ["model"] + [f"$n = {_tex_n(n).strip('$')}$" for n in t.ns], rows3)
+    if t.paper:
+        out += ["Where the paper's classes come from:", "\\begin{itemize}"]
+        out += [f"\\item {r.construction_tex} -- {r.paper_class_tex}: {latex_escape(r.paper.source)}"
+                for r in _class_sources(t)]
+        out += ["\\end{itemize}", ""]
     out += ["\\end{document}", ""]
     return "\n".join(out)
 
