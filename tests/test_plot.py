@@ -72,6 +72,15 @@ def test_error_plot_cli(tmp_path, capsys):
     assert out.stat().st_size > 1000 and data["series"][0]["n"] == 8
 
 
+def test_plot_of_a_refuted_model_draws_the_generic_curve_and_exits_2(tmp_path, capsys):
+    leak = str(ROOT / "tests" / "negative_models" / "threshold-leak.json")
+    out = tmp_path / "leak.png"
+    assert main(["plot", leak, "--n-range", "10:100", "-o", str(out), "--json", "--quiet"]) == 2
+    data = json.loads(capsys.readouterr().out)
+    assert data["certified"] is False and out.stat().st_size > 1000
+    assert [c["label"] for c in data["series"][0]["curves"]] == ["generic (Theorem 26)"]
+
+
 @pytest.mark.parametrize("argv, fragment", [
     (["plot", SINCE, "-o", "x.svg"], "-o"), (["plot", SINCE, "--n-range", "100:10"], "--n-range"),
     (["plot", SINCE, "--n-range", "10"], "--n-range"), (["plot", SINCE, "--n", "5"], "--n")])

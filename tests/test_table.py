@@ -174,6 +174,17 @@ def test_table_cli_json_validates_and_writes_out(tmp_path, capsys):
     assert out.read_text() == data["text"] and data["rows"][0]["certified_tau"]["closed"] == "79/(256*n)"
 
 
+def test_table_cli_certs_are_written_checked_and_a_refuted_row_is_exit_2(tmp_path, capsys):
+    leak = ROOT / "tests" / "negative_models" / "threshold-leak.json"
+    rc = main(["table", str(SINCE), str(leak), "--n", "10,100", "--certs", str(tmp_path), "--json", "--quiet"])
+    data = json.loads(capsys.readouterr().out)
+    validate("table", data)
+    since, refuted = data["rows"]
+    assert rc == 2 and since["checked"] is True and refuted["verdict"] == "refuted" and refuted["checked"] is None
+    assert check_certificate(since["certificate"], SINCE).valid and not (tmp_path / "threshold-leak.cert.json").exists()
+    assert "refuted: " in data["text"] and refuted["certified_tau"]["values"] == [None, None]
+
+
 @pytest.mark.parametrize("argv, fragment", [
     (["table"], "give MODEL.json files or --paper"), (["table", "--paper", str(SINCE)], "--paper"),
     (["table", str(SINCE), "--n", "0"], "--n"), (["table", str(SINCE), "--n", "inf"], "--n"),
