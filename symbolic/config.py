@@ -17,7 +17,7 @@ class DeriveConfig:
     fit_points_per_decade: int = 4          # exact τ samples used to propose C and A
     c_denominator: int = 100                # C is rounded up to a multiple of 1/c_denominator
     fit_margins: tuple[float, ...] = (0.0, 0.02, 0.05, 0.1, 0.25, 0.5)
-    max_L: int = 16
+    max_L: int = 64                         # the shipped Dyck-2 model has 17 layers
 
 
 CONFIG = DeriveConfig()

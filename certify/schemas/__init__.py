@@ -9,7 +9,8 @@ from __future__ import annotations
 import json
 from importlib import resources
 
-NAMES = ("certificate", "certify", "check", "show", "run", "validate-model", "compile", "derive", "prove", "export", "error", "validate", "critical")
+NAMES = ("certificate", "certify", "check", "show", "run", "validate-model", "compile", "derive", "prove", "export", "error",
+         "validate", "critical", "table", "plot", "appendix", "critical-input")
 
 
 def load(name: str) -> dict:
