@@ -415,7 +415,11 @@ def _head(fact: HeadFact, rng: dict, err: dict, tau_expr: Expr, n0: int, first: 
         _require(nonzero_from(fact.delta_key, n0), head, "the key score step may vanish")
         bounds = gap_lower_bounds(fact)
         _require(bool(bounds), head, "the query grid is not affine in i")
-        leak = _gap_leak(_ratio(bounds, tau_expr, n0, head), n0, first)
+        ratio = _ratio(bounds, tau_expr, n0, head)
+        leak = _gap_leak(ratio, n0, first)
+        if fact.level_size is not None:  # bands of width γ with ≤ c keys (L-ziggurat): either bound holds
+            level = fact.level_size
+            leak = min((leak, _lattice_leak(head, ratio, level, n0)), key=lambda m: _sup_or_inf(m, n0))
     lam = _capped(leak, n0)
     inv_tau = None
     added = {}
@@ -503,6 +507,12 @@ def _gap_leak(x: tuple, n0: int, first: int) -> Mono:
         if k is not None:
             return Mono(keys, 1 - k)
     return Mono(keys * (-q_ball(c)).exp() if (a, b) == (0, 0) else keys, Fraction(1))
+
+
+def _sup_or_inf(leak: Mono, n0: int) -> float:
+    """An order for choosing between two valid bounds (the choice needs no proof: both hold)."""
+    top = sup(leak, n0)
+    return float("inf") if top is None or not top.is_finite() else float(top.upper())
 
 
 def _capped(leak: Mono, n0: int) -> Mono:
