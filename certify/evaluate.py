@@ -239,21 +239,29 @@ class FloatArith:
     store: object  # numpy scalar type of F
     acc: object  # numpy scalar type of A
 
+    @property
+    def native(self) -> bool:
+        """float64 and float32: numpy's own operations are the format's (correctly rounded; exp within
+        the assumed ulps); bfloat16 and float16 go through float64, see :meth:`op`."""
+        import numpy as np
+
+        return np.dtype(self.store) in (np.float64, np.float32)
+
     def op(self, values):
         """One elementwise operation's result, computed in float64 and stored in F: correctly rounded
         for float32, bfloat16 and float16 (53 ≥ 2p + 2, so the double rounding is innocuous)."""
         import numpy as np
 
-        return np.asarray(values, dtype=np.float64).astype(self.store)
+        return np.asarray(values, dtype=np.float64).astype(self.store, copy=False)
 
     def sum_stored(self, values_acc):
         """An accumulated (A) result stored in F."""
         import numpy as np
 
-        return np.asarray(values_acc, dtype=self.acc).astype(self.store)
+        return np.asarray(values_acc, dtype=self.acc).astype(self.store, copy=False)
 
     def a(self, values):
-        return values.astype(self.acc)
+        return values.astype(self.acc, copy=False)
 
 
 def float_arith(dtype: str) -> FloatArith:
@@ -375,40 +383,87 @@ def _float_head(head: Head, x, idx, t, index, ar: FloatArith, block: int):
     logit exactly 0 and every weight exp(0) = 1, so its sums are prefix sums (a valid order)."""
     import numpy as np
 
-    d = x.shape[1]
-    S = _matrix(ar, d, d, [(index[q], index[k], c) for q, k, c in head.score])
-    V = _matrix(ar, d, d, [(index[v], index[o], c) for o, v, c in head.value])
-    q = ar.sum_stored(ar.a(x) @ ar.a(S))  # query weights on key dims
-    vals = ar.sum_stored(ar.a(x) @ ar.a(V))  # row j: the value vector of key j
-    m = len(idx)
-    if not head.score:
-        return _uniform_head(head.visible, vals, ar)
+    m, d = x.shape
+    out_dims = sorted({index[o] for o, _, _ in head.value})
     out = np.zeros((m, d), dtype=ar.store)
+    V = _matrix(ar, d, d, [(index[v], index[o], c) for o, v, c in head.value])[:, out_dims]
+    vals = ar.sum_stored(ar.a(x) @ ar.a(V))  # row j: the value vector of key j (the dims it writes)
+    if not head.score:
+        out[:, out_dims] = _uniform_head(head.visible, vals, ar)
+        return out
+    q, keys = _query_key(head, x, x, index, ar)
+    groups, inverse = np.unique(keys.astype(np.float64), axis=0, return_inverse=True)
+    if len(groups) <= 2:
+        out[:, out_dims] = _grouped_head(head, q, keys, vals, idx, t, ar, groups, inverse.reshape(-1))
+        return out
     chunk = max(1, QUERY_CHUNK // block)
     for r0 in range(0, m, chunk):
         rows = slice(r0, min(m, r0 + chunk))
         qi = idx[rows][:, None]
-        lo, hi = _key_range(head.visible, idx[rows], int(idx[0]), len(idx))
-        blocks = [(c, min(hi, c + block)) for c in range(lo, hi, block)]
-        top = np.full(qi.shape[0], -np.inf)
-        for c0, c1 in blocks:  # pass 1: the row maximum of the stored logits
-            z, mask = _logits(head, q[rows], x, idx, qi, c0, c1, t, ar)
-            top = np.maximum(top, np.where(mask, z.astype(np.float64), -np.inf).max(axis=1))
-        top_f = np.where(np.isfinite(top), top, 0).astype(ar.store)
         ssum = np.zeros(qi.shape[0], dtype=ar.acc)
-        vsum = np.zeros((qi.shape[0], d), dtype=ar.acc)
-        for c0, c1 in blocks:  # pass 2: weights, their sum and the value sum, accumulated in A
-            z, mask = _logits(head, q[rows], x, idx, qi, c0, c1, t, ar)
-            y = ar.op(z.astype(np.float64) - top_f.astype(np.float64)[:, None])
-            w = ar.op(np.exp(y) if np.dtype(ar.store) == np.float64 else np.exp(y.astype(np.float64)))
-            w = np.where(mask, w, ar.store(0))
+        vsum = np.zeros((qi.shape[0], len(out_dims)), dtype=ar.acc)
+        for c0, c1, w in _weight_blocks(head, q[rows], keys, idx, qi, t, ar, block):  # accumulated in A
             ssum = ssum + ar.a(w).sum(axis=1)
             vsum = vsum + ar.a(w) @ ar.a(vals[c0:c1])
         ok = ssum > 0
-        part = np.zeros((qi.shape[0], d), dtype=ar.acc)
+        part = np.zeros((qi.shape[0], len(out_dims)), dtype=ar.acc)
         part[ok] = vsum[ok] / ssum[ok, None]
-        out[rows] = ar.sum_stored(part)
+        out[rows.start:rows.stop, out_dims] = ar.sum_stored(part)
     return out
+
+
+def _query_key(head: Head, x_query, x, index, ar: FloatArith):
+    """q_i = fl(Σ_q c·x_i[q]) per key dim, and the key dims of every row: zero columns dropped (adding
+    exact zeros changes no rounded sum)."""
+    d = x.shape[1]
+    key_dims = sorted({index[k] for _, k, _ in head.score})
+    S = _matrix(ar, d, d, [(index[q], index[k], c) for q, k, c in head.score])[:, key_dims]
+    return ar.sum_stored(ar.a(x_query) @ ar.a(S)), x[:, key_dims]
+
+
+def _weight_blocks(head: Head, q, x, idx, qi, t, ar: FloatArith, block: int):
+    """(c0, c1, w) per key block: w = fl(exp(fl(z − max z))) over the visible keys, 0 elsewhere, with the
+    row maximum taken over every block first (pass 1) so that no block is rescaled afterwards."""
+    import numpy as np
+
+    lo, hi = _key_range(head.visible, qi[:, 0], int(idx[0]), len(idx))
+    blocks = [(c, min(hi, c + block)) for c in range(lo, hi, block)]
+    top = np.full(qi.shape[0], -np.inf, dtype=ar.store if ar.native else np.float64)
+    kept = []  # a single block's logits are kept for pass 2 instead of recomputed
+    for c0, c1 in blocks:
+        z, mask = _logits(head, q, x, idx, qi, c0, c1, t, ar)
+        top = np.maximum(top, np.where(mask, z, -np.inf).max(axis=1))
+        if len(blocks) == 1:
+            kept.append((z, mask))
+    top = np.where(np.isfinite(top), top, 0).astype(ar.store)
+    for k, (c0, c1) in enumerate(blocks):
+        z, mask = kept[k] if kept else _logits(head, q, x, idx, qi, c0, c1, t, ar)
+        if ar.native:
+            w = np.exp(z - top[:, None])
+        else:
+            y = ar.op(z.astype(np.float64) - top.astype(np.float64)[:, None])
+            w = ar.op(np.exp(y.astype(np.float64)))
+        w[~mask] = 0
+        yield c0, c1, w
+
+
+def attention_weights(model: Model, run: Run, layer: int, head_name: str, position: int, tau, dtype: str):
+    """The normalised weights (float64 view of the F values' quotient in A) of one head at one query
+    position, over every key position first..n, from the stream that enters ``layer`` in ``run``."""
+    import numpy as np
+
+    ar = float_arith(dtype)
+    head = next(h for h in model.layers[layer].heads if h.name == head_name)
+    index = {d: k for k, d in enumerate(model.dims)}
+    x = run.streams[layer]
+    idx = np.arange(run.first_position, run.n + 1)
+    q, x = _query_key(head, x[[position - run.first_position]], x, index, ar)
+    t = round_exact([_tau_mp(tau, run.n)], ar.store)[0]
+    w = np.zeros(len(idx), dtype=ar.acc)
+    with np.errstate(all="ignore"):
+        for c0, c1, blk in _weight_blocks(head, q, x, idx, np.array([[position]]), t, ar, 1 << 16):
+            w[c0:c1] = ar.a(blk[0])
+        return (w / w.sum(dtype=ar.acc)).astype(np.float64)
 
 
 def _logits(head: Head, q, x, idx, qi, c0: int, c1: int, t, ar: FloatArith):
@@ -416,7 +471,7 @@ def _logits(head: Head, q, x, idx, qi, c0: int, c1: int, t, ar: FloatArith):
     import numpy as np
 
     s = ar.sum_stored(ar.a(q) @ ar.a(x[c0:c1]).T)
-    z = ar.op(s.astype(np.float64) / np.float64(t))
+    z = s / t if ar.native else ar.op(s.astype(np.float64) / np.float64(t))
     return z, _mask(head.visible, qi, idx[None, c0:c1])
 
 
@@ -429,22 +484,57 @@ def _key_range(visible: str, queries, first: int, m: int) -> tuple[int, int]:
     return 0, m
 
 
+def _visible_sums(visible: str, values, ar: FloatArith):
+    """Per query row, Σ of ``values`` rows over its visible keys, as prefix sums in A (a valid order)."""
+    import numpy as np
+
+    m = values.shape[0]
+    va = ar.a(values)
+    zero = np.zeros((1,) + va.shape[1:], dtype=ar.acc)
+    ahead = np.concatenate([zero, np.cumsum(va, axis=0, dtype=ar.acc)])  # ahead[k] = Σ_{rows < k}
+    behind = np.concatenate([np.cumsum(va[::-1], axis=0, dtype=ar.acc)[::-1], zero])  # behind[k] = Σ_{rows ≥ k}
+    return {"all": np.broadcast_to(ahead[m], va.shape), "j<=i": ahead[1:], "j<i": ahead[:-1],
+            "j>=i": behind[:-1], "j>i": behind[1:]}[visible]
+
+
+def _grouped_head(head: Head, q, x, vals, idx, t, ar: FloatArith, groups, inverse):
+    """Keys in at most two classes of equal key vectors (e.g. BOS and the rest) get equal logits and
+    weights: Σ_j w_j v_j = Σ_g w_g·(Σ_{j∈g} v_j), each term still through at most N + 1 roundings."""
+    import numpy as np
+
+    ones = np.ones((len(idx), 1), dtype=ar.store)
+    z_all, counts, sums = [], [], []
+    for g in range(len(groups)):
+        member = (inverse == g)[:, None]
+        rep = int(np.argmax(member[:, 0]))
+        z_all.append(_logits(head, q, x, idx, idx[:, None], rep, rep + 1, t, ar)[0][:, 0])
+        counts.append(_visible_sums(head.visible, np.where(member, ones, ar.store(0)), ar)[:, 0])
+        sums.append(_visible_sums(head.visible, np.where(member, vals, ar.store(0)), ar))
+    seen = [c > 0 for c in counts]
+    top = np.max([np.where(v, z.astype(np.float64), -np.inf) for z, v in zip(z_all, seen)], axis=0)
+    top = np.where(np.isfinite(top), top, 0).astype(ar.store).astype(np.float64)
+    ssum = np.zeros(len(idx), dtype=ar.acc)
+    vsum = np.zeros(vals.shape, dtype=ar.acc)
+    for z, c, sm, v in zip(z_all, counts, sums, seen):
+        y = z - top.astype(ar.store) if ar.native else ar.op(z.astype(np.float64) - top)
+        w = ar.a(np.where(v, np.exp(y) if ar.native else ar.op(np.exp(y.astype(np.float64))), ar.store(0)))
+        ssum = ssum + w * c
+        vsum = vsum + w[:, None] * sm
+    out = np.zeros(vals.shape, dtype=ar.acc)
+    ok = ssum > 0
+    out[ok] = vsum[ok] / ssum[ok, None]
+    return ar.sum_stored(out)
+
+
 def _uniform_head(visible: str, vals, ar: FloatArith):
     """Every visible weight is exp(0) = 1: the value sum and the count as prefix sums in A."""
     import numpy as np
 
-    m = vals.shape[0]
-    va = ar.a(vals)
-    zero = np.zeros((1, vals.shape[1]), dtype=ar.acc)
-    ahead = np.concatenate([zero, np.cumsum(va, axis=0, dtype=ar.acc)])  # ahead[k] = Σ_{rows < k}
-    behind = np.concatenate([np.cumsum(va[::-1], axis=0, dtype=ar.acc)[::-1], zero])  # behind[k] = Σ_{rows ≥ k}
-    rows = np.arange(m)
-    total, count = {"all": (np.broadcast_to(ahead[m], va.shape), np.full(m, m)),
-                    "j<=i": (ahead[1:], rows + 1), "j<i": (ahead[:-1], rows),
-                    "j>=i": (behind[:-1], m - rows), "j>i": (behind[1:], m - rows - 1)}[visible]
-    out = np.zeros(va.shape, dtype=ar.acc)
+    total = _visible_sums(visible, vals, ar)
+    count = _visible_sums(visible, np.ones((vals.shape[0], 1), dtype=ar.store), ar)[:, 0]
+    out = np.zeros(total.shape, dtype=ar.acc)
     ok = count > 0
-    out[ok] = total[ok] / count[ok, None].astype(ar.acc)
+    out[ok] = total[ok] / count[ok, None]
     return ar.sum_stored(out)
 
 
