@@ -22,7 +22,7 @@ from . import __version__
 from .api import EXIT_INVALID, EXIT_OK
 from .errors import ModelError, UserError
 
-SUBCOMMANDS = ("run", "check", "show", "validate-model", "compile", "derive", "prove", "export", "import")
+SUBCOMMANDS = ("run", "check", "show", "validate-model", "compile", "derive", "prove", "export", "import", "precision")
 _MODULES = {name: name.replace("-", "_") + ("_" if name == "import" else "") for name in SUBCOMMANDS}
 # words users type for a command, so that a suggestion can name the right one (verify → check)
 SYNONYMS = {"verify": "check", "recheck": "check", "validate": "validate-model", "lint": "validate-model",

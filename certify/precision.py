@@ -173,3 +173,36 @@ def bits_needed(model: Model, st, tau: Expr, n: int, cfg: PrecisionConfig = Prec
         mid = (lo + hi) // 2
         lo, hi = (lo, mid) if ok(mid) else (mid, hi)
     return hi
+
+
+def adversarial_words(model: Model, n: int, seed: int = 0) -> list[tuple[str, ...]]:
+    """Words of length n that stress a format: every constant word, one symbol changed at either end
+    of it, alternations of two symbols, deep-and-flat bracket words for bracket alphabets, and two
+    seeded random words."""
+    import random
+
+    sigma = list(model.alphabet)
+    out = [(a,) * n for a in sigma]
+    for a in sigma:
+        for b in sigma:
+            if a != b:
+                out += [(a,) * (n - 1) + (b,), (b,) + (a,) * (n - 1), tuple(a if k % 2 else b for k in range(n))]
+    if {"(", ")", "[", "]"} <= set(sigma) and n % 4 == 0:
+        q = n // 4
+        deep = "(" * q + "[]" * q + ")" * q
+        out += [tuple(deep), tuple(deep[:q - 1] + "[" + deep[q:]), tuple("(" + "[]" * (n // 2 - 1) + ")")]
+    rng = random.Random(seed * 1000003 + n)
+    out += [tuple(rng.choice(sigma) for _ in range(n)) for _ in range(2)]
+    return list(dict.fromkeys(out))
+
+
+def first_flip(model: Model, tau: Expr, fmt: str, lengths, seed: int = 0):
+    """(n, word) of the first length whose adversarial words decide differently in the format than the
+    exact hard model, or None."""
+    from .evaluate import float_run, hard_run
+
+    for n in lengths:
+        for word in adversarial_words(model, n, seed):
+            if float_run(model, word, tau, fmt).decisions != hard_run(model, word).decisions:
+                return n, "".join(word) if all(len(s) == 1 for s in word) else " ".join(word)
+    return None

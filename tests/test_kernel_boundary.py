@@ -9,7 +9,7 @@ from pathlib import Path
 KERNEL = Path(__file__).resolve().parent.parent / "certify" / "kernel"
 ALLOWED = {"__future__", "dataclasses", "decimal", "fractions", "functools", "itertools", "math", "typing", "flint"}
 OUR_ALLOWED = {"errors", "expr", "model"}  # certify.<module> the kernel may use
-MAX_CODE_LINES = 1460  # measured 1456: positivity and facts (issue 11), joint/lattice rules (12), v2 tables, argmax, bounded means (13)
+MAX_CODE_LINES = 1620  # measured 1617: positivity and facts (issue 11), joint/lattice rules (12), v2 tables, argmax, bounded means (13); +161 for finite precision (issue 17: rounding_error.py 133, hooks in bounds.py and checker.py)
 
 
 def _code_lines(path: Path) -> int:

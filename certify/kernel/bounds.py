@@ -228,8 +228,8 @@ def _head(fact: HeadFact, rng: dict, err: dict, taus, n, env, first: int, hi: in
             e = nu + spread * eta / tau
         else:
             e = nu + spread * (eta / tau + 2 * lam)
-            if fp is not None and level is not None:  # L-fp-gap: the tied maxima share a value; scores
-                e = e.min(nu + spread * (2 * eta / tau).exp().min(1 / lam) * lam)  # within η keep leak ≤ e^{2η/τ}·Λ
+            if fp is not None and (level is not None or fact.homogeneous):  # L-fp-gap: the maxima share a
+                e = e.min(nu + spread * (2 * eta / tau).exp().min(1 / lam) * lam)  # value; leak ≤ e^{2η/τ}·Λ
         added[o] = added[o] + e if o in added else e
     if fp is not None:
         added = {o: e + fp.head_output_error(head, o, rng, err, hi + 1 - first) for o, e in added.items()}

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from importlib import resources
 
-NAMES = ("certificate", "certify", "check", "show", "run", "validate-model", "compile", "derive", "prove", "export", "error")
+NAMES = ("certificate", "certify", "check", "show", "run", "validate-model", "compile", "derive", "prove", "export", "error", "precision")
 
 
 def load(name: str) -> dict:
