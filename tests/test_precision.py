@@ -75,7 +75,7 @@ def test_float32_prefix_certificate_checks_and_a_tampered_precision_fails():
     assert "first head with a large error" in p.failure.obligation
     check(p.certificate, model)
     tampered = json.loads(json.dumps(p.certificate))
-    tampered["claim"]["precision"]["format"] = "float32"
+    tampered["claim"]["precision"]["format"] = "float64"
     with pytest.raises(CheckFailure):
         check(tampered, model)
     tampered = json.loads(json.dumps(p.certificate))
@@ -121,8 +121,8 @@ def _no_flip(path, formats, lengths):
 
 @pytest.mark.parametrize("path", SHIPPED, ids=lambda p: p.stem)
 def test_no_flip_inside_a_certified_range(path):
-    """Measured flips never occur inside a certified range: every shipped model, float32, n ≤ 6."""
-    _no_flip(path, ("float32",), (1, 2, 3, 4, 6))
+    """Measured flips never occur inside a certified range: every shipped model, float32, n ≤ 4."""
+    _no_flip(path, ("float32",), (1, 2, 4))
 
 
 @pytest.mark.slow

@@ -8,7 +8,8 @@ import pytest
 from proofs.lemmas import LEMMAS
 from proofs.smt import run_cvc5, run_z3
 
-NAMES = ["L-gap", "L-lipschitz", "L-ziggurat", "L-lookup", "L-tiebreak", "L-round", "L-layer", "L-layer-refined"]
+NAMES = ["L-gap", "L-lipschitz", "L-ziggurat", "L-lookup", "L-tiebreak", "L-round", "L-layer", "L-layer-refined",
+         "L-fp-dot", "L-fp-stored", "L-fp-softmax", "L-fp-values", "L-fp-gap"]
 
 
 @lru_cache(maxsize=None)

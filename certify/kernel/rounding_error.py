@@ -123,8 +123,10 @@ class FloatFormat:
         return nu, mag + nu
 
     def _average(self, keys: int):
-        """Relative error of Σ_j w_j·v_j / Σ_j w_j: both sums accumulated, the quotient stored."""
-        return (1 + self.gamma(keys)) * (1 + self.acc.u()) * (1 + self.u()) / (1 - self.gamma(max(keys - 1, 1))) - 1
+        """Relative error of Σ_j w_j·v_j / Σ_j w_j: both sums accumulated (a term through ≤ N + 1 and
+        ≤ N roundings: one more than a plain sum, for weights factored out of equal keys), the
+        quotient stored (L-fp-values)."""
+        return (1 + self.gamma(keys + 1)) * (1 + self.acc.u()) * (1 + self.u()) / (1 - self.gamma(max(keys, 2))) - 1
 
     def head_output_error(self, head, o: str, rng: dict, err: dict, keys: int):
         """Value vectors, weighted sum and normaliser of one output dim o (L-fp-values)."""

@@ -72,12 +72,32 @@ def step_mul_ku(B, v):
     return hyps, B.le(B.abs((1 + t) * (1 + d) - 1), (j + 1) * u)
 
 
-def stored(B, v):
-    """c·(1 + δ₁) rounded constant, the accumulation (1 + θ), |θ| ≤ g, the store (1 + δ₂); x = c·X."""
+def step_div_ku(B, v):
+    """False variant: the quotient with k·u instead of γ_k."""
+    t, d, j, u = v["t"], v["d"], v["j"], v["u"]
+    hyps = [B.ge(j, 1), B.gt(u, 0), B.lt((j + 1) * u, 1), B.le(B.abs(t), j * u), B.le(B.abs(d), u)]
+    return hyps, B.le(B.abs(t - d), (j + 1) * u * (1 + d))
+
+
+def _stored(B, v, rho_of):
     u, g, x, d1, d2, t = (v[k] for k in STORED)
     hyps = [B.gt(u, 0), B.lt(u, 1), B.ge(g, 0), B.le(B.abs(d1), u), B.le(B.abs(d2), u), B.le(B.abs(t), g)]
-    rho = (1 + u) * (1 + u) * (1 + g) - 1
-    return hyps, B.le(B.abs(x * (1 + d1) * (1 + t) * (1 + d2) - x), rho * B.abs(x))
+    return hyps, B.le(B.abs(x * (1 + d1) * (1 + t) * (1 + d2) - x), rho_of(u, g) * B.abs(x))
+
+
+def stored_one_rounding(B, v):
+    """False variant: forgetting the constant's rounding."""
+    return _stored(B, v, lambda u, g: (1 + u) * (1 + g) - 1)
+
+
+def stored_first_order(B, v):
+    """False variant: 2u + g, the first-order terms only."""
+    return _stored(B, v, lambda u, g: 2 * u + g)
+
+
+def stored(B, v):
+    """c·(1 + δ₁) rounded constant, the accumulation (1 + θ), |θ| ≤ g, the store (1 + δ₂); x = c·X."""
+    return _stored(B, v, lambda u, g: (1 + u) * (1 + u) * (1 + g) - 1)
 
 
 def _box(B, x, lo, hi):
@@ -152,6 +172,13 @@ def values_rounding(B, v):
     return hyps, B.and_(B.le(K - 1, k1), B.ge(K - 1, -k1), B.ge(K, 0))
 
 
+def values_rounding_first_order(B, v):
+    """False variant: k₁ = u_A + u."""
+    d1, d2, uA, u = (v[k] for k in KRANGE)
+    hyps = [B.ge(uA, 0), B.ge(u, 0), B.lt(u, 1), B.lt(uA, 1)] + _box(B, d1, -uA, uA) + _box(B, d2, -u, u)
+    return hyps, B.le((1 + d1) * (1 + d2) - 1, uA + u)
+
+
 def values_identity(B, v):
     """Scaled so that Σw = 1 and max|v| = 1: A = Σ α v ∈ [−1, 1], the accumulated value sum A + a with
     |a| ≤ γ_N (L-fp-dot, Σ w|v| ≤ 1), the normaliser 1 + θ_S (|θ_S| ≤ γ_{N−1}):
@@ -184,6 +211,12 @@ def gap(B, v):
     return hyps, B.le(b * F, b * (a + b))
 
 
+def gap_unbounded_below(B, v):
+    """False variant: without the max key's mass a ≥ F."""
+    a, b, F = v["a"], v["b"], v["F"]
+    return [B.gt(F, 0), B.le(F, 1), B.ge(a, 0), B.ge(b, 0)], B.le(b * F, b * (a + b))
+
+
 def gap_no_factor(B, v):
     a, b, F = v["a"], v["b"], v["F"]
     return [B.gt(F, 0), B.le(F, 1), B.ge(a, F), B.ge(b, 0)], B.le(b, b * (a + b))
@@ -193,9 +226,12 @@ LEMMAS = (
     Lemma("L-fp-dot", "a term through k roundings is t(1+θ_k), |θ_k| ≤ γ_k = ku/(1−ku); a k-term dot product "
           "in any order is off by ≤ γ_k·Σ|a_i b_i|",
           (Query("step-mul", STEP, step_mul), Query("step-div", STEP, step_div) ),
-          controls=(Control("L-fp-dot/first-order", Query("step-mul-ku", STEP, step_mul_ku)),)),
+          controls=(Control("L-fp-dot/first-order", Query("step-mul-ku", STEP, step_mul_ku)),
+                    Control("L-fp-dot/first-order-quotient", Query("step-div-ku", STEP, step_div_ku)))),
     Lemma("L-fp-stored", "a k-term sum (constants rounded, accumulated in A, stored in F) is off by "
-          "≤ ((1+u)²(1+γ^A_k) − 1)·Σ|terms|", (Query("stored", STORED, stored),)),
+          "≤ ((1+u)²(1+γ^A_k) − 1)·Σ|terms|", (Query("stored", STORED, stored),),
+          controls=(Control("L-fp-stored/one-rounding", Query("stored-one", STORED, stored_one_rounding)),
+                    Control("L-fp-stored/first-order", Query("stored-first", STORED, stored_first_order)))),
     Lemma("L-fp-softmax", "τ·fl(fl(s/fl(τ)) − max) is within (2γ₂ + 2u(1+γ₂))·max|s| of s − s_max, and exp's "
           "relative error e is a logit shift ≤ e/(1−e)",
           (Query("shift-identity", SHIFT, shift_identity), Query("shift-first", SHIFT, shift_first),
@@ -208,7 +244,9 @@ LEMMAS = (
     Lemma("L-fp-values", "Σ w v(1+θ)/(Σ w (1+θ_S)), stored twice, is within ((1+γ_N)(1+u_A)(1+u)/(1−γ_{N−1}) − 1)·"
           "max|v| of Σ α v", (Query("rounding", KRANGE, values_rounding), Query("identity", COMBINE, values_identity),
            Query("product-box", BOX, product_box), Query("final", FINAL, values)),
-          controls=(Control("L-fp-values/no-normaliser", Query("final-no-den", FINAL, values_without_normaliser)),)),
+          controls=(Control("L-fp-values/no-normaliser", Query("final-no-den", FINAL, values_without_normaliser)),
+                    Control("L-fp-values/first-order", Query("rounding-first", KRANGE, values_rounding_first_order)))),
     Lemma("L-fp-gap", "scores moved by ≤ η leave weight ≤ e^{2η/τ}·Λ off hard maxima that share one value",
-          (Query("gap", GAP, gap),), controls=(Control("L-fp-gap/no-factor", Query("gap-no-factor", GAP, gap_no_factor)),)),
+          (Query("gap", GAP, gap),), controls=(Control("L-fp-gap/no-factor", Query("gap-no-factor", GAP, gap_no_factor)),
+                                                Control("L-fp-gap/no-max-key", Query("gap-no-max", GAP, gap_unbounded_below)))),
 )
