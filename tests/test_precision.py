@@ -95,7 +95,7 @@ def test_cli_precision_json_and_exit_codes(capsys, tmp_path):
     assert rc == 0 and out["verdict"] == "certified" and out["precision"]["n_max_certified"] == 300
     assert out["claim"]["precision"]["format"] == "float64"
     assert check_certificate(out["certificate"], ROOT / "models/since-a-b.json").valid
-    plot = tmp_path / "bits.png"
+    plot = tmp_path / "bits.svg"
     rc = main(["precision", "models/since-a-b.json", "--n", "10,1e3", "--tau", "1/(4*n)", "--plot", str(plot),
                "--json", "--quiet"])
     out = json.loads(capsys.readouterr().out)

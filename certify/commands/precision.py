@@ -4,8 +4,8 @@ For each length n the kernel's floating-point bounds (docs/floating-point.md) ar
 single box [n, n] in hypothetical formats with p significand bits (no over- or underflow,
 accumulating in themselves); the fewest p that certify n is printed — an upper bound on the bits
 the soft model needs at that length, at the schedule the exact certification checked (the given
-one, the model's, or derived).  ``--plot`` draws bits against n with the float64/float32/float16/
-bfloat16 significands for reference.
+one, the model's, or derived).  ``--plot FILE.svg`` draws bits against n with the float64/float32/
+float16/bfloat16 significands for reference.
 """
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ def register(sub) -> None:
     p.add_argument("--n", required=True, metavar="N,N,…", help="lengths, comma-separated (1e3, 2^10 allowed)")
     p.add_argument("--tau", metavar="EXPR", help="schedule τ(n) (default: the model's, else derived)")
     p.add_argument("--derive", action="store_true", help="derive the schedule even if the model proposes one")
-    p.add_argument("--plot", metavar="FILE.png", help="plot bits against n (matplotlib)")
+    p.add_argument("--plot", metavar="FILE.svg", help="plot bits against n (an SVG chart)")
     p.add_argument("--json", action="store_true", help="one JSON object on stdout (certify/schemas/precision.json)")
     p.add_argument("--quiet", action="store_true", help="no progress on stderr")
     p.set_defaults(func=main)
@@ -81,26 +81,43 @@ def _length(text: str) -> int:
 
 
 def _plot(out: dict, path: str) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    """An SVG line chart (log n against bits), written by hand: the project takes no plotting dependency
+    (tests/test_user_cli.py)."""
+    import math
+    from html import escape
 
     pts = [(r["n"], r["bits"]) for r in out["lengths"] if r["bits"] is not None]
-    fig, ax = plt.subplots(figsize=(6, 4))
-    if pts:
-        ax.plot([p[0] for p in pts], [p[1] for p in pts], "o-", label="certified bits needed")
+    w, h, pad = 560, 360, 50
+    xs = [math.log10(n) for n, _ in pts] or [0.0]
+    x0, x1 = min(xs), max(max(xs), min(xs) + 1)
+    top = max([b for _, b in pts] + list(REFERENCE.values())) + 5
+
+    def px(n):
+        return pad + (math.log10(n) - x0) / (x1 - x0) * (w - 2 * pad)
+
+    def py(b):
+        return h - pad - b / top * (h - 2 * pad)
+
+    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" font-family="sans-serif" font-size="11">',
+             f'<text x="{w / 2}" y="18" text-anchor="middle">{escape(out["model"])} at τ(n) = {escape(out["tau"])}</text>',
+             f'<text x="{w / 2}" y="{h - 10}" text-anchor="middle">input length n (log scale)</text>',
+             f'<text x="12" y="{h / 2}" transform="rotate(-90 12 {h / 2})" text-anchor="middle">significand bits</text>',
+             f'<line x1="{pad}" y1="{h - pad}" x2="{w - pad}" y2="{h - pad}" stroke="black"/>',
+             f'<line x1="{pad}" y1="{pad}" x2="{pad}" y2="{h - pad}" stroke="black"/>']
     for name, p in REFERENCE.items():
-        ax.axhline(p, linestyle=":", linewidth=1, color="grey")
-        ax.text(pts[0][0] if pts else 1, p + 0.5, name, fontsize=8, color="grey")
-    ax.set_xscale("log")
-    ax.set_xlabel("input length n")
-    ax.set_ylabel("significand bits p")
-    ax.set_title(f"{out['model']} at τ(n) = {out['tau']}", fontsize=9)
-    ax.legend(loc="lower right")
+        parts.append(f'<line x1="{pad}" y1="{py(p):.1f}" x2="{w - pad}" y2="{py(p):.1f}" stroke="grey" '
+                     f'stroke-dasharray="3,3"/><text x="{w - pad + 3}" y="{py(p) + 4:.1f}" fill="grey">{name}</text>')
+    for k in range(math.floor(x0), math.ceil(x1) + 1):
+        if x0 <= k <= x1:
+            parts.append(f'<text x="{px(10 ** k):.1f}" y="{h - pad + 15}" text-anchor="middle">1e{k}</text>')
+    if pts:
+        parts.append('<polyline fill="none" stroke="steelblue" stroke-width="2" points="'
+                     + " ".join(f"{px(n):.1f},{py(b):.1f}" for n, b in pts) + '"/>')
+        parts += [f'<circle cx="{px(n):.1f}" cy="{py(b):.1f}" r="3" fill="steelblue"><title>n = {n}: {b} bits'
+                  f'</title></circle>' for n, b in pts]
+    parts.append("</svg>\n")
     try:
-        fig.savefig(path, dpi=120, bbox_inches="tight")
+        with open(path, "w", encoding="utf-8") as f:
+            f.write("\n".join(parts))
     except OSError as exc:
         raise UserError(f"--plot: cannot write {path}: {exc.strerror}") from None
-    finally:
-        plt.close(fig)

@@ -1,8 +1,10 @@
 """The floating-point lemmas (docs/floating-point.md): what certify/kernel/rounding_error.py adds.
 
-Model.  Every stored result is fl(x) = x(1 + δ) with |δ| ≤ u (a flush to zero adds an absolute
-error below the smallest normal λ, kept apart as an additive term); sums run in any order.
-γ_k = k·u/(1 − k·u) (k·u < 1).
+These are not in theory.md (which is exact arithmetic); their model is docs/floating-point.md.
+
+Statement.  Every stored result is fl(x) = x(1 + δ) with |δ| ≤ u (a flush to zero adds an absolute
+error below the smallest normal λ, kept apart as an additive term); sums run in any order;
+γ_k = k·u/(1 − k·u) (k·u < 1).  The five lemmas, each with its own discharge:
 
 * L-fp-dot (Higham, Lemma 3.1 and 3.3): a term that passes through k roundings (products, sums
   in any order, quotients) is t·(1 + θ_k) with |θ_k| ≤ γ_k, so a k-term dot product is off by
@@ -24,6 +26,15 @@ error below the smallest normal λ, kept apart as an additive term); sums run in
   into two products (product-box); the sum of their bounds is at most the claim (final).
 * L-fp-gap: when the hard maxima share one value and every score moves by at most η, the weight
   left on the other keys is ≤ e^{2η/τ}·Λ (Λ: the exact leak bound of L-ziggurat / L-lookup).
+
+Human proof (≤ 5 lines).
+1. Rounding errors compose multiplicatively: (1 + θ_j)(1 + δ)^{±1} = 1 + θ_{j+1} (Higham 3.1).
+2. Every error term is a product of an operand bounded by the magnitudes and a bounded θ or δ.
+3. Softmax weights depend on logit differences only; a relative error of w is a logit shift.
+4. Scores shifted by ≤ η change each off-maximum weight ratio by at most e^{2η/τ}.
+
+Discharge.  z3 + cvc5 (QF_NRA) for every step above as the queries listed per lemma, with the
+certified Taylor bounds of e^{−x} for exp-shift; each lemma has two false variants as controls.
 """
 from __future__ import annotations
 
