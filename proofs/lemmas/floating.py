@@ -44,7 +44,7 @@ from proofs.lemmas.base import Control, Lemma
 from proofs.smt import Query
 
 STEP = ("j", "u", "t", "d")
-STORED = ("u", "g", "x", "d1", "d2", "t")
+STORED = ("u", "g", "d1", "d2", "t")
 SHIFT = ("u", "s", "m", "G", "t1", "t2", "d")
 TAU = ("u", "a", "b")
 EXPSHIFT = ("e", "x")
@@ -91,9 +91,11 @@ def step_div_ku(B, v):
 
 
 def _stored(B, v, rho_of):
-    u, g, x, d1, d2, t = (v[k] for k in STORED)
-    hyps = [B.gt(u, 0), B.lt(u, 1), B.ge(g, 0), B.le(B.abs(d1), u), B.le(B.abs(d2), u), B.le(B.abs(t), g)]
-    return hyps, B.le(B.abs(x * (1 + d1) * (1 + t) * (1 + d2) - x), rho_of(u, g) * B.abs(x))
+    """Scaled so that x = c·X = 1 (the statement is homogeneous in x)."""
+    u, g, d1, d2, t = (v[k] for k in STORED if k != "x")
+    hyps = [B.gt(u, 0), B.lt(u, 1), B.ge(g, 0)] + _box(B, d1, -u, u) + _box(B, d2, -u, u) + _box(B, t, -g, g)
+    e, r = (1 + d1) * (1 + t) * (1 + d2) - 1, rho_of(u, g)
+    return hyps, B.and_(B.le(e, r), B.ge(e, -r))
 
 
 def stored_one_rounding(B, v):
