@@ -27,7 +27,7 @@ if TYPE_CHECKING:  # certify.refute and certify.audit import mpmath; `import cer
 
 EXIT_OK, EXIT_REFUTED, EXIT_NOT_PROVED, EXIT_INVALID = 0, 1, 2, 3
 VERDICT_EXIT = {"certified": EXIT_OK, "refuted": EXIT_REFUTED, "not proved": EXIT_NOT_PROVED}
-PRECISIONS = ("mp", "float64", "float32")
+PRECISIONS = ("mp", "float64", "float32", "bfloat16", "float16")
 
 Progress = Callable[[str, int, int], None]
 
@@ -69,6 +69,7 @@ class Claim:
     tau: str
     error_bound: str  # an upper bound on |soft − hard| at the output ("0": exactly equal)
     margin: str  # a lower bound on |hard output − threshold|
+    precision: str | None = None  # the floating-point format the soft model is evaluated in (None: exact)
 
     @classmethod
     def of(cls, certificate: Mapping) -> "Claim":
@@ -77,14 +78,17 @@ class Claim:
             raise UserError("certificate: 'claim' is missing or not an object")
         try:
             return cls(str(certificate.get("model_name")), str(certificate.get("model_sha256")), claim["n_min"],
-                       claim["n_max"], str(claim["tau"]), str(claim["error_bound"]), str(claim["margin"]))
+                       claim["n_max"], str(claim["tau"]), str(claim["error_bound"]), str(claim["margin"]),
+                       (claim.get("precision") or {}).get("format") if isinstance(claim.get("precision"), Mapping)
+                       else None)
         except KeyError as exc:
             raise UserError(f"certificate: claim.{exc.args[0]} is missing") from None
 
     def sentence(self) -> str:
         bound = ("the soft output equals the hard output exactly" if self.error_bound == "0"
                  else f"output error ≤ {self.error_bound} < margin {self.margin}")
-        return (f"{self.model}: soft = hard for every input of length {self.n_min}..{self.n_max} "
+        where = f" evaluated in {self.precision}" if self.precision else ""
+        return (f"{self.model}: soft{where} = hard for every input of length {self.n_min}..{self.n_max} "
                 f"at τ(n) = {self.tau} ({bound})")
 
 
@@ -101,6 +105,7 @@ class CertifyResult:
     counterexample: Counterexample | None = None  # certify.refute.Counterexample: word, n, tau, position, hard, soft
     reason: str = ""
     blockers: tuple[str, ...] = ()  # not proved: every head or coordinate with its missing fact
+    precision: dict | None = None  # --precision: format, n_max_certified, failing (certify.precision)
 
     @property
     def exit_code(self) -> int:
@@ -141,17 +146,22 @@ class CertifyResult:
             out["reason"] = self.reason
         if self.blockers:
             out["blockers"] = list(self.blockers)
+        if self.precision is not None:
+            out["precision"] = self.precision
         return out
 
 
 def certify_model(model: str | Path | Mapping | Model, n_max: int | str = 10**6, n_min: int = 1,
                   tau: str | Expr | None = None, derive: bool = False,
-                  progress: Progress = _no_progress) -> CertifyResult:
+                  progress: Progress = _no_progress, precision: str | None = None) -> CertifyResult:
     """Prove that the softmax model equals the hard one for every input of length n_min..n_max.
 
     ``tau`` checks that schedule; otherwise the model's ``temperature`` is checked, or, with
     ``derive=True`` or when the model proposes none, the hottest κ·shape(n) the kernel proves.
     ``n_max`` may be ``"inf"``: boxes up to 10^12, then the kernel's tail bound for every larger n.
+    ``precision`` (float64, float32, bfloat16, float16): the soft model evaluated in that format
+    (docs/floating-point.md); the certificate then covers the largest prefix n_min..n* the format
+    allows (``precision`` of the result).
     """
     from .certifier import certify
 
@@ -165,6 +175,14 @@ def certify_model(model: str | Path | Mapping | Model, n_max: int | str = 10**6,
     if tau is not None and derive:
         raise UserError("--derive: conflicts with --tau (derive a schedule, or check the given one)")
     schedule = parse_schedule(tau) if tau is not None else None
+    if precision is not None:
+        from .precision import certify_in_format, fmt_named
+
+        p = certify_in_format(m, n_min, n_max, fmt_named(precision), schedule, derive, progress=progress)
+        ex = p.exact
+        return CertifyResult(p.verdict, m.name, n_min, n_max, None if ex.tau is None else to_text(ex.tau),
+                             p.certificate, ex.counterexample, p.reason, tuple(ex.blockers) or
+                             ((p.reason,) if p.verdict == "not proved" else ()), p.as_json())
     outcome = certify(m, n_min, n_max, schedule, progress=progress, derive=derive)
     return CertifyResult(outcome.verdict, m.name, n_min, n_max, None if outcome.tau is None else to_text(outcome.tau),
                          outcome.certificate, outcome.counterexample, outcome.reason, tuple(outcome.blockers))

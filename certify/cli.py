@@ -23,7 +23,7 @@ from .api import EXIT_INVALID, EXIT_OK
 from .errors import ModelError, UserError
 
 SUBCOMMANDS = ("run", "check", "show", "validate-model", "compile", "derive", "prove", "export", "import",
-               "validate", "critical", "table", "plot", "appendix")
+               "validate", "critical", "table", "plot", "appendix", "precision")
 _MODULES = {name: name.replace("-", "_") + ("_" if name == "import" else "") for name in SUBCOMMANDS}
 # words users type for a command, so that a suggestion can name the right one (verify → check)
 SYNONYMS = {"verify": "check", "recheck": "check", "lint": "validate-model", "test": "validate", "compare": "validate",

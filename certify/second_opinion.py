@@ -100,7 +100,9 @@ def recheck_smt_obligations(cert: dict, model: Model | None = None, checked=None
 
     if model is not None and checked is not None:
         recorded = [o for o in cert.get("obligations", []) if isinstance(o, dict) and o.get("kind") == "second opinion"]
-        expected = rounding_obligations(model, checked.structure, list(checked.reports))
+        # a floating-point claim (claim.precision) has no exact FFN outputs to second-guess: none expected
+        floating = isinstance(cert.get("claim"), dict) and "precision" in cert["claim"]
+        expected = [] if floating else rounding_obligations(model, checked.structure, list(checked.reports))
         if recorded != expected:
             raise CheckFailure("obligations (second opinion)", [o["id"] for o in expected],
                                [o.get("id") for o in recorded])

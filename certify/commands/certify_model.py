@@ -17,6 +17,9 @@ def add_arguments(p) -> None:
     p.add_argument("--tau", metavar="EXPR", help="temperature schedule τ(n) to check (default: the model's, else derived)")
     p.add_argument("--derive", action="store_true",
                    help="derive the schedule even if the model proposes a temperature (conflicts with --tau)")
+    p.add_argument("--precision", choices=("float64", "float32", "bfloat16", "float16"),
+                   help="certify the soft model evaluated in this floating-point format (docs/floating-point.md): "
+                        "the largest length it allows, and the obligation that fails beyond")
     p.add_argument("--out", metavar="CERT.json", help="write the certificate (JSON) to this file")
     p.add_argument("--json", action="store_true", help="one JSON object on stdout (certify/schemas/certify.json)")
     p.add_argument("--quiet", action="store_true", help="no progress on stderr")
@@ -28,13 +31,15 @@ def main(args) -> int:
     if n_min == "inf":
         raise UserError("--nmin: must be finite")
     model = load_model(args.model)
+    if model.max_length is not None and args.precision:
+        raise UserError("--precision: not available for bounded (v2) models yet")
     if model.max_length is not None:  # a bounded (v2) model: one verdict per length
         if args.derive and args.tau:
             raise UserError("--derive: conflicts with --tau (derive a schedule, or check the given one)")
         return _per_length(model, n_min, n_max, None if args.derive or not args.tau else parse_schedule(args.tau),
                            args.json)
     with Progress(not args.quiet) as progress:
-        result = certify_model(model, n_max, n_min, args.tau, args.derive, progress)
+        result = certify_model(model, n_max, n_min, args.tau, args.derive, progress, args.precision)
     if result.certificate is not None and args.out:
         result.write(args.out)
     if args.json:

@@ -30,6 +30,7 @@ from ..errors import ExprError
 from ..expr import BinOp, Expr, Log, Num, eval_ball
 from ..model import AttentionLayer, Model
 from .polyid import ball_of, univariate
+from .rounding_error import FloatFormat, RoundingFailure
 from .structure import HeadFact, Structure, argmax_gap, first_row_exact
 
 PRECISION_BITS = 128
@@ -75,23 +76,25 @@ def _hull(values: frozenset) -> object:
     return box_ball(min(values), max(values))
 
 
-def analyse_box(model: Model, st: Structure, tau: Expr, lo: int, hi: int) -> BoxReport:
-    """Error bounds of every layer on the box n ∈ [lo, hi]; raises :class:`BoxFailure`."""
+def analyse_box(model: Model, st: Structure, tau: Expr, lo: int, hi: int, fp: FloatFormat | None = None) -> BoxReport:
+    """Error bounds of every layer on the box n ∈ [lo, hi]; raises :class:`BoxFailure`.  With ``fp`` the
+    soft model is evaluated in that floating-point format (rounding_error.py adds each stage's rounding)."""
     with ctx.workprec(PRECISION_BITS):
         try:
-            return _analyse_box(model, st, tau, lo, hi)
-        except ExprError as exc:  # an enclosure reached a pole or a log of ≤ 0: not proved here
+            return _analyse_box(model, st, tau, lo, hi, fp)
+        except (ExprError, RoundingFailure) as exc:  # a pole, a log of ≤ 0, a rounding precondition
             raise BoxFailure(f"for n in [{lo}, {hi}]: {exc}") from None
 
 
-def _analyse_box(model: Model, st: Structure, tau_expr: Expr, lo: int, hi: int) -> BoxReport:
+def _analyse_box(model: Model, st: Structure, tau_expr: Expr, lo: int, hi: int, fp=None) -> BoxReport:
     n = box_ball(lo, hi)
     env = {"i": _position_pieces(st.first, hi), "n": n}
     tau = ball_of(tau_expr, n)
     if not tau > 0:
         raise BoxFailure(f"τ(n) is not certainly positive for n in [{lo}, {hi}]")
     rng = _embedding_ranges(model, env)
-    err = {d: ZERO for d in model.dims}
+    err = {d: ZERO for d in model.dims} if fp is None else fp.embedding_error(
+        {d: _token_hull(model, d).abs_upper() for d in model.dims}, _pe_abs(model, env))
     head_bounds = []
     ffn_inputs = []
     for k, layer in enumerate(model.layers):
@@ -100,15 +103,18 @@ def _analyse_box(model: Model, st: Structure, tau_expr: Expr, lo: int, hi: int) 
         if isinstance(layer, AttentionLayer):
             new_rng, new_err = dict(rng), dict(err)
             for fact in facts:
-                hb = _head(fact, rng, err, (tau, tau_expr), n, env, st.first, hi)
+                hb = _head(fact, rng, err, (tau, tau_expr), n, env, st.first, hi, fp)
                 head_bounds.append(hb)
                 for o, e in hb.err.items():
                     new_err[o] = new_err[o] + e
                 for o, contrib in _contrib(fact, rng).items():
                     new_rng[o] = new_rng[o] + contrib
+            if fp is not None:  # the residual sum x + Σ heads, stored once per layer
+                new_err.update({o: new_err[o] + fp.residual_error(layer, o, rng, err, hi + 1 - st.first)
+                                for o in {o for h in layer.heads for o, _, _ in h.value}})
             rng, err = new_rng, new_err
         else:
-            before, err = {d: err[d] for d in facts.dims}, _ffn_err(layer, facts, rng, err)
+            before, err = {d: err[d] for d in facts.dims}, _ffn_err(layer, facts, rng, err, fp)
             ffn_inputs.append((k, before, {d: err[d] for d in facts.dims}))
             rng = _ffn_range(layer, rng)
         rng = {d: _range(c, env) if c.fin is not None or c.pe is not None else rng[d] for d, c in coords_after.items()}
@@ -117,11 +123,13 @@ def _analyse_box(model: Model, st: Structure, tau_expr: Expr, lo: int, hi: int) 
     else:
         o = model.output.dim
         coord = st.coords[-1][o]
-        e = ZERO if coord.exact_unless == frozenset() else err[o]  # every row exact
+        e = err[o] if fp is None else err[o] + fp.threshold_error(model.output.threshold)
+        if fp is None and coord.exact_unless == frozenset():  # every row exact (in exact arithmetic only)
+            e = ZERO
         # the margin is over every hard value, exact rows included: a hard output on θ is decided by
         # whatever rounding an evaluator does, so exactness excuses no margin (error 0 aside)
         margin = _margin(coord, rng[o], model.output.threshold)
-    if first_row_exact(model):
+    if fp is None and first_row_exact(model):
         e = ZERO
     # error 0 with margin 0 (a hard output on θ) is accepted only when every head is uniform: there
     # soft is hard by symmetry; elsewhere a tie on θ is decided by an evaluator's rounding
@@ -167,6 +175,13 @@ def _embedding_ranges(model: Model, env) -> dict:
             else _token_hull(model, d) for d in model.dims}
 
 
+def _pe_abs(model: Model, env) -> dict:
+    """|position embedding| per dim (expressions and tables), for the rounding of the embedding."""
+    balls = {**{d: _hull(frozenset(v)) for d, v in model.position_table},
+             **{d: _pe_ball(e, env) for d, e in model.position_embed}}
+    return {d: b.abs_upper() for d, b in balls.items()}
+
+
 @lru_cache(maxsize=4096)
 def _token_hull(model: Model, dim: str) -> object:
     symbols = list(model.alphabet) + ([model.bos] if model.bos else [])
@@ -181,13 +196,15 @@ def _contrib(fact: HeadFact, rng: dict) -> dict:
     return {o: r.union(ZERO) for o, r in out.items()}  # hull of the values, and 0 for an empty row
 
 
-def _head(fact: HeadFact, rng: dict, err: dict, taus, n, env, first: int, hi: int) -> HeadBound:
+def _head(fact: HeadFact, rng: dict, err: dict, taus, n, env, first: int, hi: int, fp=None) -> HeadBound:
     head = fact.head
     tau, tau_expr = taus
     eta, level = ZERO, None
     for q, k, c in head.score:
         if not (err[q].is_zero() and err[k].is_zero()):
             eta += abs(q_ball(c)) * (rng[q].abs_upper() * err[k] + rng[k].abs_upper() * err[q] + err[q] * err[k])
+    if fp is not None:
+        eta += fp.score_error(head, rng, err, tau, hi + 1 - first)
     if fact.kind == "uniform":
         leak = ZERO
     elif fact.kind == "ziggurat":
@@ -228,7 +245,11 @@ def _head(fact: HeadFact, rng: dict, err: dict, taus, n, env, first: int, hi: in
             e = nu + spread * eta / tau
         else:
             e = nu + spread * (eta / tau + 2 * lam)
+            if fp is not None and (level is not None or fact.homogeneous):  # L-fp-gap: the maxima share a
+                e = e.min(nu + spread * (2 * eta / tau).exp().min(1 / lam) * lam)  # value; leak ≤ e^{2η/τ}·Λ
         added[o] = added[o] + e if o in added else e
+    if fp is not None:
+        added = {o: e + fp.head_output_error(head, o, rng, err, hi + 1 - first) for o, e in added.items()}
     return HeadBound(head.name, lam, added, level)
 
 
@@ -309,21 +330,24 @@ def gap_lower_bounds(fact: HeadFact) -> tuple[Expr, ...]:
     return tuple(BinOp("/", BinOp("*", share, fact.delta_key), g) for g in fact.grid_ends)
 
 
-def _ffn_err(layer, fact, rng: dict, err: dict) -> dict:
+def _ffn_err(layer, fact, rng: dict, err: dict, fp=None) -> dict:
     """Per output dim: max over joint hard inputs of the linear-part error plus crossing units.
 
     A unit is off (ReLU = 0) when h + e ≤ 0, linear when h − e ≥ 0, crossing otherwise,
     where h is its exact hard pre-activation and e ≥ its input error; linear units add
     their slopes (which may cancel, as in L-round), crossing units add |c|·e.  Output dims whose
-    units read one erroneous dim get their exact error instead (:func:`_one_noisy_input`)."""
+    units read one erroneous dim get their exact error instead (:func:`_one_noisy_input`); in a float
+    format (``fp``) every row rounds, so neither that nor the exact rows off ``noisy`` apply."""
+    pre = [ZERO if fp is None else fp.preactivation_error(u, rng, err) for u in layer.units]
     outs = sorted({d for u in layer.units for d, _ in u.outputs})
-    pres = fact.noisy_pre if fact.noisy is not None else fact.pre  # rows off ``noisy`` have exact inputs
-    finite = fact.noisy is not None or fact.combos is not None
-    exact = {o: e for o in outs if finite and (e := _one_noisy_input(layer, pres, o, err)) is not None}
+    exact_rows = fp is None and fact.noisy is not None
+    pres = fact.noisy_pre if exact_rows else fact.pre  # rows off ``noisy`` have exact inputs
+    finite = exact_rows or fact.combos is not None
+    exact = {o: e for o in outs if fp is None and finite and (e := _one_noisy_input(layer, pres, o, err)) is not None}
     outs = [o for o in outs if o not in exact]
     if not outs:
         return {**err, **exact}
-    e_h = [sum((abs(q_ball(c)) * err[d] for d, c in u.inputs), ZERO) for u in layer.units]
+    e_h = [sum((abs(q_ball(c)) * err[d] for d, c in u.inputs), ZERO) + p for u, p in zip(layer.units, pre)]
     if not finite:
         hs = [q_ball(u.bias) + sum((q_ball(c) * rng[d] for d, c in u.inputs), ZERO) for u in layer.units]
         patterns = {tuple("off" if h + e <= 0 else "on" if h - e >= 0 else "cross" for h, e in zip(hs, e_h))}
@@ -347,6 +371,8 @@ def _ffn_err(layer, fact, rng: dict, err: dict) -> dict:
                     slope[d] = slope.get(d, Fraction(0)) + co * c
             total = cross + sum((abs(q_ball(s)) * err[d] for d, s in slope.items() if s != 0), ZERO)
             worst[o] = worst[o].max(total)
+    if fp is not None:
+        worst = {o: w + fp.ffn_output_error(layer, o, rng, err, pre) for o, w in worst.items()}
     return {**err, **worst, **exact}
 
 

@@ -17,6 +17,7 @@ from ..model import Model
 from .bounds import BoxFailure, analyse_box
 from .polyid import is_zero
 from .positivity import check_tau
+from .rounding_error import RoundingFailure, format_of
 from .records import (box_record, facts_record, ffn_record, head_record, kernel_obligations, lower,
                       structural_margin, upper)
 from .structure import Unsupported, analyse
@@ -73,6 +74,14 @@ def check(cert: dict, model: Model) -> CheckResult:
         tau = parse_expr(claim.get("tau"), variables=("n",), allow_log=True)
     except (ExprError, TypeError):
         raise CheckFailure("claim.tau", "an expression in n", claim.get("tau")) from None
+    fp = None
+    if "precision" in claim:  # the soft model in a floating-point format: its rounding joins every box
+        try:
+            fp = format_of(claim["precision"])
+        except RoundingFailure as exc:
+            raise CheckFailure("claim.precision", "a format record of the kernel", str(exc)) from None
+        if n_max == "inf":
+            raise CheckFailure("claim.n_max", "a finite n_max (rounding bounds hold on boxes)", n_max)
     try:
         st = analyse(model)
     except Unsupported as exc:
@@ -108,7 +117,7 @@ def _check_boxes(boxes: list, model: Model, st, tau) -> list:
     for k, box in enumerate(boxes):
         lo, hi = box["n"]
         try:
-            report = analyse_box(model, st, tau, lo, hi)
+            report = analyse_box(model, st, tau, lo, hi, fp)
         except BoxFailure as exc:
             raise CheckFailure(f"boxes[{k}]", "bounds the kernel can establish", str(exc)) from None
         if not report.ok:

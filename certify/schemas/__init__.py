@@ -10,7 +10,7 @@ import json
 from importlib import resources
 
 NAMES = ("certificate", "certify", "check", "show", "run", "validate-model", "compile", "derive", "prove", "export", "error",
-         "validate", "critical", "table", "plot", "appendix", "critical-input")
+         "validate", "critical", "table", "plot", "appendix", "critical-input", "precision")
 
 
 def load(name: str) -> dict:
