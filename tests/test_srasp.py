@@ -274,7 +274,9 @@ def test_equality_selection_ranges_and_defaults():
 def test_type_errors_are_user_errors():
     for text in ('alphabet "a"\nx = psum(tok == "a") and true\noutput all x\n',
                  'alphabet "a"\nx = psum(tok == "a") * psum(tok == "a") > 1\noutput all x\n',
-                 'alphabet "a"\nx = average(all, true, true, 2) > 1/2\noutput all x\n'):
+                 'alphabet "a"\nx = average(all, true, true, 2) > 1/2\noutput all x\n',
+                 'alphabet "a"\nx = average(all, true, true, 0) > psum(tok == "a")\noutput all x\n',
+                 'alphabet "a"\nh = 1/2\nx = average(all, true, true, 0) > h\noutput all x\n'):
         with pytest.raises(UserError):
             parse_program(text)
 
@@ -284,3 +286,20 @@ def test_average_semantics():
                             'x = average(j < i, true, isa[j], 1/2) >= 1/2\noutput all x\n')
     assert run(program, "bab")["x"] == [True, False, True]
     assert Fraction(1, 2) == S.Average("all", S.Lit(True), S.Lit(True), Fraction(1, 2)).default
+
+
+def test_docs_examples_are_the_shipped_programs_and_the_api_example_runs():
+    import re
+
+    text = (ROOT / "docs" / "srasp.md").read_text()
+    blocks = re.findall(r"```\n(alphabet .*?)```", text, re.S)
+    shipped = {stem: _program(stem) for stem in ("prefix-majority", "dyck-2", "sort")}
+    for block in blocks:
+        program = parse_program(block)
+        assert any(program.defs == p.defs and program.output == p.output for p in shipped.values()), block
+    assert len(blocks) == 2
+    first = parse_program(re.search(r"## A first program\n\n```\n(.*?)```", text, re.S).group(1))
+    assert first.defs == shipped["prefix-majority"].defs
+    namespace: dict = {}
+    exec(re.search(r"```python\n(.*?)```", text, re.S).group(1), namespace)  # noqa: S102 - the page's own example
+    assert namespace["model"]["format"] == "hardsoft.model/1"

@@ -207,7 +207,8 @@ class _Types:
         if e.op in COMPARE:
             if {a, b} <= {"int"} or (a, b) == ("bool", "bool") and e.op in ("==", "!="):
                 return "bool"
-            if {a, b} <= {"frac", "rat", "int"} and "frac" in (a, b) and (a == "frac") != (b == "frac"):
+            other = e.right if a == "frac" else e.left
+            if "frac" in (a, b) and (a == "frac") != (b == "frac") and _number(other):
                 return "bool"
             self.fail(f"{e.op} compares two ints, two bools (== and != only) or an average with a constant; "
                       f"got {a} and {b}")
@@ -256,6 +257,12 @@ class _Types:
 def _constant(e: Expr) -> bool:
     return isinstance(e, Lit) and isinstance(e.value, int) and not isinstance(e.value, bool) or \
         isinstance(e, Unary) and e.op == "neg" and _constant(e.arg)
+
+
+def _number(e: Expr) -> bool:
+    """An integer or fraction literal, possibly negated."""
+    return isinstance(e, Lit) and not isinstance(e.value, bool) or \
+        isinstance(e, Unary) and e.op == "neg" and _number(e.arg)
 
 
 def constant_value(e: Expr) -> int:
@@ -327,6 +334,9 @@ def checked(alphabet: Sequence[str], defs: Sequence[tuple[str, Expr]], output: O
         if name in RESERVED or not re.fullmatch(r"[A-Za-z_][A-Za-z_0-9]*", name):
             raise SraspError(f"{place}: {name!r} cannot be a name")
         t = _Types(alphabet, env, place).of(e)
+        if t in ("frac", "rat"):
+            raise SraspError(f"{place}: {'an average' if t == 'frac' else 'a fraction'} is only a comparison "
+                             "operand (average(...) >= 1/2); it cannot be named")
         env[name] = t
     place = places[len(defs)]
     for name in output.names:
@@ -637,7 +647,7 @@ def decisions(program: Program, word: Sequence[str]) -> tuple:
     return tuple(values[out.names[0]][p] for p in positions)
 
 
-_CMP = {"<": lambda a, b: a < b, "<=": lambda a, b: a <= b, "==": lambda a, b: a == b,
+COMPARISONS = {"<": lambda a, b: a < b, "<=": lambda a, b: a <= b, "==": lambda a, b: a == b,
         "!=": lambda a, b: a != b, ">=": lambda a, b: a >= b, ">": lambda a, b: a > b}
 
 
@@ -711,8 +721,8 @@ class _Interpreter:
             return a and b
         if e.op == "or":
             return a or b
-        if e.op in _CMP:
-            return _CMP[e.op](a, b)
+        if e.op in COMPARISONS:
+            return COMPARISONS[e.op](a, b)
         return {"+": lambda: a + b, "-": lambda: a - b, "*": lambda: a * b,
                 "min": lambda: min(a, b), "max": lambda: max(a, b)}[e.op]()
 

@@ -37,8 +37,8 @@ from certify.model import FORMAT_V2
 from .builder import Builder, unit
 from .compiler import FormulaCompiler, Given, _bos_symbol, finish
 from .formula import Add, And, Compare, Const, Count, Int, Not, Or, Scale, Sym
-from .srasp import (Average, Binary, If, Lit, Program, Ref, Select, Sum, Tok, Unary, Var, conjuncts, constant_value,
-                    side)
+from .srasp import (COMPARISONS, Average, Binary, If, Lit, Program, Ref, Select, Sum, Tok, Unary, Var, conjuncts,
+                    constant_value, side)
 from .tasks import DYCK_TEMPERATURE
 
 TRUE, FALSE = Const(True), Const(False)
@@ -155,8 +155,7 @@ def pw_count(visible: str, phi) -> tuple:
 def compare_lin(op: str, lin: Lin):
     """lin OP 0 as a formula (a constant when lin has no counts)."""
     if not lin.terms:
-        return Const({"<": lin.const < 0, "<=": lin.const <= 0, "==": lin.const == 0, "!=": lin.const != 0,
-                      ">=": lin.const >= 0, ">": lin.const > 0}[op])
+        return Const(COMPARISONS[op](lin.const, 0))
     if op == "!=":
         return f_not(Compare("=", lin.term(), Int(0)))
     return Compare("=" if op == "==" else op, lin.term(), Int(0))
@@ -316,15 +315,13 @@ class SraspCompiler:
         if not isinstance(avg, Average):
             flip = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "==": "==", "!=": "!="}
             op, avg, theta = flip[op], e.right, e.left
-        theta = Fraction(constant_value(theta)) if not isinstance(theta, Lit) else Fraction(theta.value)
+        theta = Fraction(constant_value(theta))
         k = self.bool_(avg.pred)
         num = pw_count(avg.visible, f_and(k, self.bool_(avg.value)))
         den = pw_count(avg.visible, k)
         nonempty = pw_compare(">", den, pw_const(0))
         main = pw_compare(op, pw_combine(pw_scale(num, theta.denominator), den, -theta.numerator), pw_const(0))
-        empty = compare_lin(op, Lin((), 0)) if avg.default == theta else \
-            Const({"<": avg.default < theta, "<=": avg.default <= theta, "==": False, "!=": True,
-                   ">=": avg.default >= theta, ">": avg.default > theta}[op])
+        empty = Const(COMPARISONS[op](avg.default, theta))
         return f_or(f_and(nonempty, main), f_and(f_not(nonempty), empty))
 
     # -- selections
