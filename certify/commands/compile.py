@@ -3,6 +3,7 @@
     certify compile FORMULA --alphabet abc --scheme bounded|unbounded [--transduction] -o MODEL.json
     certify compile induction-head --alphabet abc --target a [--scheme ...] -o MODEL.json
     certify compile dyck --k 2 -o MODEL.json
+    certify compile PROGRAM.srasp -o MODEL.json          (an S-RASP program, docs/srasp.md)
     ... --check [--exhaustive 8 --random 500 --max-len 64 --seed 0 --soft 10]
 
 ``--json`` prints one object (certify/schemas/compile.json): the model itself under
@@ -11,7 +12,7 @@
 
 Exit status: 0 compiled (and, with --check, the check passed); 1 the check found
 a counterexample; 3 invalid input (a formula that does not parse, a symbol not in
-the alphabet, ...).
+the alphabet, an S-RASP program that does not parse, naming line and column, ...).
 """
 from __future__ import annotations
 
@@ -27,8 +28,9 @@ TASKS = ("induction-head", "dyck")
 
 
 def register(sub) -> None:
-    p = sub.add_parser("compile", help="compile a formula (or induction-head, dyck) into a model.json")
-    p.add_argument("formula", help="a formula, e.g. \"'a' since 'b'\", or a task name: induction-head, dyck")
+    p = sub.add_parser("compile", help="compile a formula (or induction-head, dyck, an S-RASP program) into a model.json")
+    p.add_argument("formula", help="a formula, e.g. \"'a' since 'b'\", a task name: induction-head, dyck, "
+                                   "or an S-RASP program file PROGRAM.srasp")
     p.add_argument("--alphabet", help="input symbols: one-character symbols concatenated (abc) or comma-separated")
     p.add_argument("--scheme", choices=("bounded", "unbounded"), default="bounded",
                    help="bounded PEs with temperature scaling, or unbounded PEs with tau = 1 (default bounded)")
@@ -63,6 +65,8 @@ def parse_alphabet(text: str | None) -> tuple[str, ...]:
 def build_task(args):
     from proofs.constructions.check import dyck_task, formula_task, induction_task
 
+    if args.formula.endswith(".srasp"):
+        return _srasp_task(args)
     if args.formula == "dyck":
         if args.k is None:
             raise UserError("dyck needs --k (number of bracket types)")
@@ -78,6 +82,34 @@ def build_task(args):
     if args.target is not None:
         raise UserError("--target applies to induction-head only")
     return formula_task(args.formula, parse_alphabet(args.alphabet), args.scheme, args.transduction, args.name)
+
+
+def _srasp_task(args):
+    """An S-RASP program (docs/srasp.md): the model of proofs.constructions.srasp_compile, checked
+    against the interpreter.  The formula-only options do not apply."""
+    import re
+
+    from proofs.constructions.check import Task
+    from proofs.constructions.srasp import decisions, parse_program
+    from proofs.constructions.srasp_compile import compile_program
+
+    for option, given in (("--alphabet", args.alphabet), ("--target", args.target), ("--k", args.k),
+                          ("--transduction", args.transduction or None)):
+        if given is not None:
+            raise UserError(f"{option} does not apply to an S-RASP program (the program states it)")
+    if args.scheme != "bounded":
+        raise UserError("S-RASP programs are compiled in the bounded scheme only")
+    path = Path(args.formula)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UserError(f"{args.formula}: cannot read the program: {getattr(exc, 'strerror', None) or exc}") from None
+    try:
+        program = parse_program(text)
+    except UserError as exc:
+        raise UserError(f"{args.formula}: {exc}") from None
+    name = args.name or "srasp-" + (re.sub(r"[^A-Za-z0-9._-]", "-", path.stem)[:58] or "program")
+    return Task(compile_program(program, name), lambda w: decisions(program, w))
 
 
 def main(args) -> int:

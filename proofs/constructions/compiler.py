@@ -74,6 +74,7 @@ class FormulaCompiler:
         self.scheme = scheme
         self.bounded = scheme == "bounded"
         self.memo: dict = {}
+        self.totals: dict[str, tuple[str, int]] = {}  # Boolean dim -> (its total·bos dim, ready slot)
         self.heads = 0
         self.coldest = "unique"
         b = builder
@@ -283,11 +284,14 @@ class FormulaCompiler:
         values = [(u, g_of[d], Fraction(c)) for d, c in coef_g.items() if c]
         ready_d = k_gate
         for dim, rd, c in future:
-            tavg, tb = b.fresh("total"), b.fresh("total_bos")
-            head = {"name": self._name("total"), "hard": "average", "visible": "all", "score": [],
-                    "value": [(tavg, dim, Fraction(1))]}
-            kt = b.attention(head, rd)
-            ready_d = max(ready_d, b.ffn([unit({tavg: 1, self.bos_dim: 1}, {tb: 1}, -1)], kt))
+            if dim not in self.totals:  # one total head per Boolean, shared by every comparison reading it
+                tavg, tb = b.fresh("total"), b.fresh("total_bos")
+                head = {"name": self._name("total"), "hard": "average", "visible": "all", "score": [],
+                        "value": [(tavg, dim, Fraction(1))]}
+                kt = b.attention(head, rd)
+                self.totals[dim] = (tb, b.ffn([unit({tavg: 1, self.bos_dim: 1}, {tb: 1}, -1)], kt))
+            tb, kt = self.totals[dim]
+            ready_d = max(ready_d, kt)
             values.append((u, tb, c))
         head = {"name": self._name("count"), "hard": "average", "visible": "j<=i", "score": [], "value": values}
         kd = b.attention(head, ready_d)
