@@ -97,7 +97,7 @@ def check(cert: dict, model: Model) -> CheckResult:
         raise CheckFailure("tail", "no tail (n_max is finite)", cert["tail"])
     tail = _tail_start(cert.get("tail"), n_min) if n_max == "inf" else None
     _check_cover(boxes, n_min, n_max if tail is None else tail - 1)
-    reports = _check_boxes(boxes, model, st, tau)
+    reports = _check_boxes(boxes, model, st, tau, fp)
     exact = all(r.err.is_zero() for r in reports)
     bound = "0" if exact else max((upper(r.err) for r in reports), key=Fraction)
     margin = min((lower(r.margin) for r in reports), key=Fraction)
@@ -112,7 +112,7 @@ def check(cert: dict, model: Model) -> CheckResult:
     return CheckResult(len(reports), items + len(reports) + (tail is not None), st, tuple(reports))
 
 
-def _check_boxes(boxes: list, model: Model, st, tau) -> list:
+def _check_boxes(boxes: list, model: Model, st, tau, fp=None) -> list:
     reports = []
     for k, box in enumerate(boxes):
         lo, hi = box["n"]
