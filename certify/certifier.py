@@ -256,15 +256,16 @@ def _certify_tail(model: Model, st: Structure, tau: Expr, n_min: int, n0: int, r
     for step in range(cfg.tail_backoff + 1 if kappa is not None and shape is not None else 1):
         if step:
             tau = parse_expr(to_text(_scaled(kappa / 2 ** step, shape)), variables=("n",), allow_log=True)
-            reports, why, _ = check_schedule(model, st, tau, boxes, cfg, progress)
-            if why:
-                continue
         progress("tail n ≥ N₀", step, cfg.tail_backoff + 1)
-        try:
+        try:  # the tail walk is cheap: try it before re-checking the cover at a colder κ
             tail = analyse_tail(model, st, tau, n0)
         except TailFailure as exc:
             blockers = [str(exc)]
         else:
+            if tail.ok and step:
+                reports, why, _ = check_schedule(model, st, tau, boxes, cfg, progress)
+                if why:
+                    continue
             if tail.ok:
                 cert = build_certificate(model, st, tau, n_min, "inf", reports, tail)
                 return Outcome("certified", certificate=cert, tau=tau, reports=reports)

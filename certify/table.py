@@ -213,6 +213,7 @@ class Row:
     in_class: bool | None = None  # certified τ in the paper's class or hotter (None: no paper row / not certified)
     certificate: str | None = None
     checked: bool | None = None  # `certify check` accepted the certificate (None: not checked)
+    all_n: str | None = None  # the τ(n) certified for every length (`--nmax inf --derive`; None: none)
     growth_certified: Growth | None = field(default=None, compare=False)
 
     def to_json(self) -> dict:
@@ -226,7 +227,7 @@ class Row:
                        "certified_over_critical": list(self.certified_over_critical)},
             "paper": None if self.paper is None else {"class": self.paper_class, "source": self.paper.source,
                                                        "in_class": self.in_class},
-            "certificate": self.certificate, "checked": self.checked,
+            "certificate": self.certificate, "checked": self.checked, "all_n": self.all_n,
         }
 
 
@@ -365,6 +366,9 @@ def build_row(source: str | Path, ns: Sequence[int], cfg: TableConfig = CONFIG, 
     construction, construction_tex, pe = _construction(model, paper, cfg)
     result = certify_model(model, n_max=top, derive=True)
     cert = result.certificate
+    # issue 16: the schedule certified for every length (the boxes to 10^12, the tail walk beyond)
+    every = None if cert is None or model.max_length is not None else certify_model(model, n_max="inf", derive=True)
+    all_n = every.tau if every is not None and every.verdict == "certified" else None
     try:
         q = quantities(model)
     except Unsupported:
@@ -422,7 +426,7 @@ def build_row(source: str | Path, ns: Sequence[int], cfg: TableConfig = CONFIG, 
         paper_class=_class_text(paper.paper.relation, paper_growth) if paper else "",
         paper_class_tex=_class_text(paper.paper.relation, paper_growth, tex=True) if paper else "",
         in_class=None if paper is None or gc is None or paper_growth is None else gc >= paper_growth,
-        certificate=certificate_path, checked=checked, growth_certified=gc)
+        certificate=certificate_path, checked=checked, all_n=all_n, growth_certified=gc)
 
 
 def _values(values, cfg: TableConfig) -> tuple[str | None, ...]:
@@ -498,7 +502,8 @@ def _cells(values: Sequence[str | None]) -> str:
 def _status(r: Row) -> str:
     if r.verdict != "certified":
         return f"{r.verdict}: {r.reason}" if r.reason else r.verdict
-    parts = ["certified"]
+    parts = ["certified" if r.all_n is None else "certified; all n" if r.all_n == r.certified.closed
+             else f"certified; all n at {r.all_n}"]
     if r.checked is not None:
         parts.append("checked" if r.checked else "CHECK FAILED")
     return ", ".join(parts)
