@@ -50,7 +50,7 @@ def measure_cli(path: Path, n_max, repeats: int = 3) -> tuple[float, str]:
 def table(measure_one) -> str:
     rows = ["| model | " + " | ".join(f"nmax = {label}" for label, _ in NMAX) + " | 10^12 / 10^3 | inf / 10^12 |",
             "|---|" + "---|" * (len(NMAX) + 2)]
-    for path in sorted((ROOT / "models").rglob("*.json")):
+    for path in sorted(p for p in (ROOT / "models").rglob("*.json") if "srasp" not in p.parts):
         cells, seconds = [], {}
         for label, n_max in NMAX:
             t, verdict = measure_one(path, n_max)
