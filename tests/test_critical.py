@@ -32,6 +32,8 @@ from test_user_json import validate as validate_schema
 
 ROOT = Path(__file__).resolve().parent.parent
 SHIPPED = sorted((ROOT / "models").glob("*.json")) + sorted((ROOT / "models" / "compiled").glob("*.json"))
+# the default run takes the models that derive in seconds; the slow variant below takes all 18
+LIGHT = [p for p in SHIPPED if not any(w in p.stem for w in ("dyck", "induction", "ahat"))]
 EXISTS = ROOT / "models" / "exists-b.json"
 SINCE = ROOT / "models" / "since-a-b.json"
 QUICK = parse_word_set("adversarial,exhaustive:64")
@@ -135,7 +137,7 @@ def _assert_not_below_certified(path: Path, lengths, word_set: WordSet):
             assert certified <= p.tau_star, (path.name, n, certified, p)
 
 
-@pytest.mark.parametrize("path", SHIPPED, ids=_ids(SHIPPED))
+@pytest.mark.parametrize("path", LIGHT, ids=_ids(LIGHT))
 def test_critical_temperature_is_never_below_a_certified_one(path):
     _assert_not_below_certified(path, (6, 16), QUICK)
 

@@ -26,6 +26,8 @@ from certify.precision import adversarial_words, certify_in_format, fmt_named
 
 ROOT = Path(__file__).resolve().parent.parent
 SHIPPED = sorted((ROOT / "models").glob("*.json")) + sorted((ROOT / "models/compiled").glob("*.json"))
+# the default run takes the models that derive in seconds; the slow variant below takes all 18
+LIGHT = [p for p in SHIPPED if not any(w in p.stem for w in ("dyck", "induction", "ahat"))]
 STORE = {"float64": np.float64, "float32": np.float32, "bfloat16": ml_dtypes.bfloat16, "float16": np.float16}
 
 
@@ -119,7 +121,7 @@ def _no_flip(path, formats, lengths):
                     (fmt, n, word)
 
 
-@pytest.mark.parametrize("path", SHIPPED, ids=lambda p: p.stem)
+@pytest.mark.parametrize("path", LIGHT, ids=lambda p: p.stem)
 def test_no_flip_inside_a_certified_range(path):
     """Measured flips never occur inside a certified range: every shipped model, float32, n ≤ 4."""
     _no_flip(path, ("float32",), (1, 2, 4))
