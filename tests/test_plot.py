@@ -23,8 +23,8 @@ EXISTS = str(ROOT / "models" / "exists-b.json")
 def test_tau_series_certified_above_generic():
     s = tau_series(SINCE, 10, 1000)
     certified, generic = s.curves
-    assert s.certified_tau == "79/(256*n)" and certified.label.startswith("certified")
-    assert certified.points[0] == (10, pytest.approx(79 / 2560))
+    assert s.certified_tau == "23/(32*n)" and certified.label.startswith("certified")
+    assert certified.points[0] == (10, pytest.approx(23 / 320))
     by_n = dict(certified.points)
     assert all(by_n.get(n, 0) > t for n, t in generic.points if n in by_n)
 
@@ -37,12 +37,12 @@ def test_tau_series_draws_measured_critical_points(tmp_path):
     assert s.curves[-1].label == "critical τ*" and s.curves[-1].points == ((10, 0.07), (100, 0.007))
 
 
-def test_error_series_is_zero_at_the_certified_tau_and_not_when_hot():
+def test_error_series_is_below_the_margin_at_the_certified_tau_and_not_when_hot():
     s = error_series(SINCE, 12)
     (label, tau), *_ = s.marks
-    assert label.startswith("certified") and tau == pytest.approx(79 / 256 / 12)
+    assert label.startswith("certified") and tau == pytest.approx(23 / 32 / 12)
     errors = dict(s.curve.points)
-    assert all(e == 0 for t, e in errors.items() if t <= tau)  # rounding makes the output exact
+    assert all(e < 0.5 for t, e in errors.items() if t <= tau)  # below the margin 1/2: no decision flips
     assert max(errors.values()) > 0.1  # hot enough, some structured word flips
     assert len(s.words) >= 4 and all(len(w) == 12 for w in s.words)
 

@@ -14,6 +14,8 @@ import ml_dtypes
 import mpmath
 import numpy as np
 import pytest
+
+from certify.expr import parse_expr
 from hypothesis import given, settings, strategies as st
 
 from certify.api import check_certificate, load_model
@@ -69,10 +71,11 @@ def test_format_run_is_close_to_float64_on_small_words(fmt):
 
 
 def test_float32_prefix_certificate_checks_and_a_tampered_precision_fails():
-    """since-a-b at its derived schedule: float32 certifies a prefix of 1..1200, and names the failure."""
+    """since-a-b at 79/(256n) (a cooler schedule than its derived one, whose float32 prefix is empty):
+    float32 certifies a prefix of 1..10^5 (measured 18496), and names the failure."""
     model = load_model(ROOT / "models/since-a-b.json")
-    p = certify_in_format(model, 1, 1200, fmt_named("float32"))
-    assert p.n_certified is not None and p.failure is not None and p.n_certified < 1200
+    p = certify_in_format(model, 1, 10**5, fmt_named("float32"), tau=parse_expr("79/(256*n)", variables=("n",)))
+    assert p.n_certified is not None and p.failure is not None and p.n_certified < 10**5
     assert p.failure.n == p.n_certified + 1 and p.certificate["claim"]["n_max"] == p.n_certified
     assert "first head with a large error" in p.failure.obligation
     check(p.certificate, model)
