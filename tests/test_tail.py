@@ -8,6 +8,9 @@ from fractions import Fraction
 from pathlib import Path
 
 import pytest
+
+from certify.expr import BinOp, Num
+from certify.kernel.polyid import simplified
 from flint import arb, ctx
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -47,7 +50,10 @@ def test_cheap_shipped_models_certify_for_every_length_with_the_1e12_schedule(na
     model = load_model(MODELS / name)
     finite, unbounded = certify(model, 1, 10**12), certify(model, 1, "inf")
     assert unbounded.verdict == "certified", unbounded.reason
-    assert to_text(unbounded.tau) == to_text(finite.tau)
+    # the 1e12 schedule, or (a derived one) a colder κ of the same shape when its tail does not settle
+    same = to_text(unbounded.tau) == to_text(finite.tau)
+    ratio = simplified(BinOp("/", unbounded.tau, finite.tau))
+    assert same or isinstance(ratio, Num) and 0 < ratio.value <= 1, (to_text(unbounded.tau), to_text(finite.tau))
     cert = unbounded.certificate
     assert cert["claim"]["n_max"] == "inf" and cert["tail"]["n"] == [10**12 + 1, "inf"]
     assert cert["boxes"][-1]["n"][1] == 10**12 and {o["id"] for o in cert["obligations"]} >= {"tau", "tail"}

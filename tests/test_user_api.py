@@ -81,7 +81,7 @@ def test_evaluate_run_hard_run_soft_agree():
     assert run_soft(SINCE, ["b", "a", "b"], "1/(4*n)", precision="float64").decisions == (True,)
     assert evaluate(SINCE, "bab").soft is None and evaluate(SINCE, "bab").agree is None
     with pytest.raises(UserError, match="--precision"):
-        run_soft(SINCE, "bab", "1", precision="float16")
+        run_soft(SINCE, "bab", "1", precision="float8")
 
 
 def test_refuted_result_has_a_counterexample():
