@@ -47,7 +47,7 @@ def test_rows_carry_class_scheme_closed_forms_and_values(table):
     assert since.construction == "TL[S,U]" and since.pe == "bounded" and "L-ziggurat" in since.scheme
     assert since.gamma.closed == "1/(2*n)" and since.gamma.values == ("0.05000", "0.0005000")
     assert since.xmax.closed == "1" and since.certified.cls == "Θ(1/n)"
-    assert since.certified.closed == "79/(256*n)" and since.certified.values[1] == "0.0003086"
+    assert since.certified.closed == "23/(32*n)" and since.certified.values[1] == "0.0007187"
     assert count.construction == "counting (MAJORITY)" and "L-gap" in count.scheme and "uniform (exact)" in count.scheme
     assert count.gamma.closed == "1/(2*n + 2)" and count.certified.cls == "Θ(1/(n log n))"
     assert prev.pe == "unbounded" and prev.gamma.closed == "3" and prev.certified.cls == "Θ(1)"
@@ -67,8 +67,8 @@ def test_markdown_lists_every_row_and_value(table):
     text = to_markdown(table)
     lines = [line for line in text.splitlines() if line.startswith("| `")]
     assert len(lines) == 3
-    assert "`79/(256*n)`: 0.03086 / 0.0003086" in lines[0] and "Θ(1/n)" in lines[0]
-    assert "`67/(256*n + 256)/log(n + 2)`" in lines[1]
+    assert "`23/(32*n)`: 0.07187 / 0.0007187" in lines[0] and "Θ(1/n)" in lines[0]
+    assert "`117/(256*n + 256)/log(n + 2)`" in lines[1]
     header = text.splitlines()[2]
     assert all(line.count(" | ") == header.count(" | ") for line in lines)
 
@@ -76,7 +76,7 @@ def test_markdown_lists_every_row_and_value(table):
 def test_csv_has_one_line_per_model_and_a_column_per_n(table):
     rows = list(csv.DictReader(io.StringIO(to_csv(table))))
     assert [r["model"] for r in rows] == ["since-a-b", "counting-majority-bounded", "tl-prev-next-unbounded"]
-    assert rows[0]["tau_certified_closed"] == "79/(256*n)" and rows[0]["tau_certified@1000"] == "0.0003086"
+    assert rows[0]["tau_certified_closed"] == "23/(32*n)" and rows[0]["tau_certified@1000"] == "0.0007187"
     assert rows[0]["gamma@10"] == "0.05000" and float(rows[0]["certified_over_generic@1000"]) > 1
     assert rows[2]["tau_certified_class"] == "Θ(1)"
 
@@ -120,7 +120,7 @@ def test_latex_is_a_plain_article_that_would_compile(table):
     assert latex_problems(text) == []
     broken = text.replace("\\end{table}", "", 1).replace("since-a-b", "since_a-b", 1).replace(" & ", " ", 1)
     assert len(latex_problems(broken)) >= 3  # the checker sees a lost \end, an unescaped _ and a lost cell
-    assert "\\frac{79}{256 n}" in text and "$\\Theta(1/n)$" in text
+    assert "\\frac{23}{32 n}" in text and "$\\Theta(1/n)$" in text
 
 
 @pytest.mark.skipif(shutil.which("pdflatex") is None, reason="no TeX installation (the structural test above runs)")
@@ -141,13 +141,13 @@ def test_latex_escape_turns_specials_and_unicode_into_ascii():
 
 def test_critical_file_gives_tau_star_and_the_ratio(tmp_path):
     crit = tmp_path / "critical.json"
-    crit.write_text(json.dumps([{"model": "../" * 0 + str(SINCE), "n": 1000, "tau_star": "0.00070"},
+    crit.write_text(json.dumps([{"model": "../" * 0 + str(SINCE), "n": 1000, "tau_star": "0.00072"},
                                 {"model": "some-other-model", "n": 10, "tau_star": "1"}]))
     points = read_critical(crit)
-    assert points[0].tau_star == Fraction(7, 10000) and points[0].n == 1000
+    assert points[0].tau_star == Fraction(72, 100000) and points[0].n == 1000
     t = build_table([SINCE], NS, critical=points)
     r = t.rows[0]
-    assert r.critical.values == (None, "0.0007000")
+    assert r.critical.values == (None, "0.0007200")
     assert r.certified_over_critical[0] is None and 0.4 < float(r.certified_over_critical[1]) < 1
     by_hash = tmp_path / "by-hash.json"
     by_hash.write_text(json.dumps([{"model": r.sha256, "n": 10, "tau_star": "0.07"}]))
