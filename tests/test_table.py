@@ -68,7 +68,7 @@ def test_markdown_lists_every_row_and_value(table):
     lines = [line for line in text.splitlines() if line.startswith("| `")]
     assert len(lines) == 3
     assert "`23/(32*n)`: 0.07187 / 0.0007187" in lines[0] and "Θ(1/n)" in lines[0]
-    assert "`117/(256*n + 256)/log(n + 2)`" in lines[1]
+    assert "`59/(128*n + 128)/log(n + 2)`" in lines[1]
     header = text.splitlines()[2]
     assert all(line.count(" | ") == header.count(" | ") for line in lines)
 
@@ -171,7 +171,7 @@ def test_table_cli_json_validates_and_writes_out(tmp_path, capsys):
     data = json.loads(capsys.readouterr().out)
     assert rc == 0 and data["ns"] == [10, 100] and data["out"] == str(out)
     validate("table", data)
-    assert out.read_text() == data["text"] and data["rows"][0]["certified_tau"]["closed"] == "79/(256*n)"
+    assert out.read_text() == data["text"] and data["rows"][0]["certified_tau"]["closed"] == "23/(32*n)"
 
 
 def test_table_cli_certs_are_written_checked_and_a_refuted_row_is_exit_2(tmp_path, capsys):
@@ -228,5 +228,5 @@ def test_the_tables_example_in_docs_api_runs(tmp_path, monkeypatch, capsys):
     block = next(b for b in re.findall(r"```python\n(.*?)```", text, flags=re.S) if "build_table" in b)
     monkeypatch.chdir(tmp_path)
     exec(compile(block.replace('"models/', f'"{ROOT}/models/'), "docs/api.md", "exec"), {})  # noqa: S102
-    assert capsys.readouterr().out.strip() == "79/(256*n) Θ(1/n) ('8.118', '14.15')"
+    assert capsys.readouterr().out.strip() == "23/(32*n) Θ(1/n) ('8.118', '14.15')"
     assert latex_problems((tmp_path / "since.tex").read_text()) == [] and (tmp_path / "since-tau.png").stat().st_size
