@@ -2,12 +2,14 @@
 
 For every model of models/*.json and models/compiled/*.json and every format it certifies the soft
 model evaluated in the format (``certify MODEL --nmax N --precision FORMAT``: the largest certified
-n and the obligation failing beyond it) at the exact certificate's schedule, then runs the model in
-the format (``float_run``) on the adversarial words of ``certify.precision.adversarial_words`` at
-n = 1, 2, 3, 4, 8, 16, …, up to --flip-max and reports the first n whose decision differs from the
-exact hard model.  A flip inside a certified range would be a soundness bug: the script exits 1.
+n and the obligation failing beyond it) at the exact certificate's schedule — or, where the format
+fails inside the range, at the colder halving of it that certifies the most lengths (``--derive`` in
+the format) — then runs the model in the format (``float_run``) at that schedule on the adversarial
+words of ``certify.precision.adversarial_words`` at n = 1, 2, 3, 4, 8, 16, …, up to --flip-max and
+reports the first n whose decision differs from the exact hard model.  A flip inside a certified
+range would be a soundness bug: the script exits 1.
 
-    python3 benchmarks/precision_sweep.py --out benchmarks/precision.md    # about 30 minutes on 2 cores
+    python3 benchmarks/precision_sweep.py --out benchmarks/precision.md    # float64 and float32
 """
 from __future__ import annotations
 
@@ -52,12 +54,14 @@ def sweep(paths, n_max: int, flip_max: int, formats) -> tuple[list[str], bool]:
             if model.max_length is not None:
                 cells.append("(bounded model: not yet)")
                 continue
-            p = certify_in_format(model, 1, top, fmt_named(f), exact.tau)
-            flip = first_flip(model, exact.tau, f, lengths(min(flip_max, top)))
+            p = certify_in_format(model, 1, top, fmt_named(f), exact.tau, derive=True)
+            tau = p.tau if p.n_certified else exact.tau
+            flip = first_flip(model, tau, f, lengths(min(flip_max, top)))
             cert = p.n_certified or 0
             if flip is not None and flip[0] <= cert:
                 sound = False
-            cells.append(f"{cert if cert else 'none'} / {flip[0] if flip else f'none ≤ {flip_max}'}")
+            at = "" if not cert or to_text(tau) == to_text(exact.tau) else f" at `{to_text(tau)}`"
+            cells.append(f"{cert if cert else 'none'}{at} / {flip[0] if flip else f'none ≤ {flip_max}'}")
         rows.append(f"| {path.relative_to(ROOT / 'models')} | {to_text(exact.tau)} | " + " | ".join(cells) + " |")
         print(rows[-1], f"({time.perf_counter() - t0:.0f} s)", flush=True)
     return rows, sound
@@ -68,13 +72,16 @@ def main() -> None:
     ap.add_argument("--out", type=Path)
     ap.add_argument("--nmax", type=int, default=10**6)
     ap.add_argument("--flip-max", type=int, default=256)
-    ap.add_argument("--formats", nargs="*", default=list(FORMATS))
+    ap.add_argument("--formats", nargs="*", default=["float64", "float32"], choices=FORMATS)
+    ap.add_argument("models", nargs="*", type=Path, help="model files (default: models/*.json, models/compiled/*.json)")
     args = ap.parse_args()
-    paths = sorted((ROOT / "models").glob("*.json")) + sorted((ROOT / "models/compiled").glob("*.json"))
+    paths = [p.resolve() for p in args.models] or \
+        sorted((ROOT / "models").glob("*.json")) + sorted((ROOT / "models/compiled").glob("*.json"))
     rows, sound = sweep(paths, args.nmax, args.flip_max, args.formats)
     text = ("# Finite precision per shipped model\n\n`python3 benchmarks/precision_sweep.py --out "
             "benchmarks/precision.md`: per format, the largest n certified by `certify MODEL --nmax "
-            f"{args.nmax} --precision FORMAT` at the exact certificate's schedule, and the first n ≤ "
+            f"{args.nmax} --precision FORMAT` at the exact certificate's schedule (or, marked \"at\", the colder "
+            "halving of it that certifies the most lengths), and the first n ≤ "
             f"{args.flip_max} (n = 1, 2, 3, 4, 8, …) at which an adversarial word "
             "(`certify.precision.adversarial_words`) decides differently in the format than the exact hard "
             "model.  A flip never lies inside a certified range" + ("" if sound else " — VIOLATED") + ".\n\n"

@@ -179,8 +179,8 @@ def certify_model(model: str | Path | Mapping | Model, n_max: int | str = 10**6,
         from .precision import certify_in_format, fmt_named
 
         p = certify_in_format(m, n_min, n_max, fmt_named(precision), schedule, derive, progress=progress)
-        ex = p.exact
-        return CertifyResult(p.verdict, m.name, n_min, n_max, None if ex.tau is None else to_text(ex.tau),
+        ex, t = p.exact, p.tau or p.exact.tau
+        return CertifyResult(p.verdict, m.name, n_min, n_max, None if t is None else to_text(t),
                              p.certificate, ex.counterexample, p.reason, tuple(ex.blockers) or
                              ((p.reason,) if p.verdict == "not proved" else ()), p.as_json())
     outcome = certify(m, n_min, n_max, schedule, progress=progress, derive=derive)

@@ -5,8 +5,9 @@ Why one command: a referee reruns one line and gets every number of the appendix
 
 * ``certificates/*.cert.json`` — one per row of the simulation table (re-checked), and for the other
   shipped models;
-* ``paper-table.{md,tex,csv}`` — ``certify table --paper`` (theory.md §5's rows, with the paper's class);
-* ``models-table.{md,tex,csv}`` — the other shipped models (``models/*.json``);
+* ``paper-table.{md,tex,csv}`` — ``certify table --paper --precision float64,float32`` (theory.md §5's
+  rows, with the paper's class and the lengths certified in float64 and float32);
+* ``models-table.{md,tex,csv}`` — the other shipped models (``models/*.json``), with the same columns;
 * ``tau-bounded.{png,pdf}``, ``tau-unbounded.{png,pdf}`` — τ(n) log-log, certified against generic
   (and critical, with ``--critical``);
 * ``error.{png,pdf}`` — soft-versus-hard error against τ at n = :attr:`AppendixConfig.error_n`;
@@ -40,6 +41,7 @@ class AppendixConfig:
                                      "models/compiled/counting-majority-bounded.json",
                                      "models/compiled/dyck-2-bounded.json")
     formats: tuple[str, ...] = ("png", "pdf")
+    float_formats: tuple[str, ...] = ("float64", "float32")  # issue 17: certified length ranges per format
 
 
 CONFIG = AppendixConfig()
@@ -89,8 +91,9 @@ def build_appendix(out: str | Path, ns: Sequence[int] | None = None, critical=()
         seconds.append((name, time.monotonic() - start))
 
     start = time.monotonic()
-    paper = build_table((), ns, True, critical, certs, cfg.table, progress)
-    others = build_table([REPO / m for m in cfg.others], ns, False, critical, certs, cfg.table, progress)
+    paper = build_table((), ns, True, critical, certs, cfg.table, progress, cfg.float_formats)
+    others = build_table([REPO / m for m in cfg.others], ns, False, critical, certs, cfg.table, progress,
+                         cfg.float_formats)
     files += sorted(certs.glob("*.cert.json"))
     stage("tables (certify, check)", start)
     for name, table in (("paper-table", paper), ("models-table", others)):

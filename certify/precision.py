@@ -10,11 +10,12 @@ obligation that fails at n* + 1.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from fractions import Fraction
 
-from .certifier import CertifyConfig, Outcome, Progress, _no_progress, build_certificate, certify
+from .certifier import CertifyConfig, Outcome, Progress, _no_progress, _scaled, build_certificate, certify
 from .cover import cover, split
 from .errors import UserError
-from .expr import Expr
+from .expr import Expr, parse_expr, to_text
 from .kernel.bounds import BoxFailure, BoxReport, analyse_box
 from .kernel.records import lower, upper
 from .kernel.rounding_error import FORMATS, FloatFormat, bits_format
@@ -30,6 +31,8 @@ class PrecisionConfig:
 
     min_bits: int = 2
     max_bits: int = 113  # binary128's significand; beyond, the 128-bit balls of the kernel lose the terms
+    colder_steps: int = 12  # --derive in a format: try τ/2, τ/4, … τ/2^12 of the exact schedule
+    colder_patience: int = 3  # … stopping after this many halvings that do not lengthen the prefix
 
 
 @dataclass(frozen=True)
@@ -111,6 +114,7 @@ class PrecisionOutcome:
 
     exact: Outcome
     fmt: FloatFormat
+    tau: Expr | None  # the schedule the format's certificate is for (colder than exact's with --derive)
     n_certified: int | None
     certificate: dict | None
     failure: Failure | None
@@ -138,22 +142,51 @@ class PrecisionOutcome:
 
 def certify_in_format(model: Model, n_min: int, n_max: int, fmt: FloatFormat, tau: Expr | None = None,
                       derive: bool = False, cfg: CertifyConfig = CertifyConfig(),
-                      progress: Progress = _no_progress) -> PrecisionOutcome:
+                      progress: Progress = _no_progress, pcfg: PrecisionConfig = PrecisionConfig()) -> PrecisionOutcome:
+    """The exact claim first; then the longest prefix of its cover the format passes, at the exact
+    schedule or — with ``derive`` — at the colder halving of it that certifies the most lengths."""
     if n_max == "inf":
         raise UserError("--precision: needs a finite --nmax (rounding bounds are proved on boxes)")
     exact = certify(model, n_min, n_max, tau, cfg, progress, derive)
     if exact.verdict != "certified":
-        return PrecisionOutcome(exact, fmt, None, None, None)
+        return PrecisionOutcome(exact, fmt, None, None, None, None)
     st = analyse(model)
-    reports, failure = certified_prefix(model, st, exact.tau, cover(n_min, n_max, cfg.cover), fmt, progress)
+    boxes = cover(n_min, n_max, cfg.cover)
+    tau = exact.tau
+    reports, failure = certified_prefix(model, st, tau, boxes, fmt, progress)
+    if derive and failure is not None:
+        tau, reports, failure = _colder_in_format(model, st, exact.tau, boxes, fmt, (tau, reports, failure),
+                                                  progress, pcfg)
     if not reports:
-        return PrecisionOutcome(exact, fmt, None, None, failure)
+        return PrecisionOutcome(exact, fmt, tau, None, None, failure)
     top = reports[-1].hi
-    cert = build_certificate(model, st, exact.tau, n_min, top, reports)
+    cert = build_certificate(model, st, tau, n_min, top, reports)
     cert["claim"]["precision"] = fmt.record()
     # L-round's second opinions restate exact FFN outputs; in a format they carry rounding error instead
     cert["obligations"] = [o for o in cert["obligations"] if o.get("kind") != "second opinion"]
-    return PrecisionOutcome(exact, fmt, top, cert, failure)
+    return PrecisionOutcome(exact, fmt, tau, top, cert, failure)
+
+
+def _colder_in_format(model: Model, st, tau: Expr, boxes: list[tuple[int, int]], fmt: FloatFormat, best: tuple,
+                      progress: Progress, pcfg: PrecisionConfig) -> tuple:
+    """The derived exact schedule sits close to the exact limit, so little margin is left for the
+    format's rounding; a colder τ/2^k buys exact margin (leakage falls like e^{−γ/τ}) while the
+    rounding term η/τ only grows like 2^k.  Try the halvings and keep the longest certified prefix."""
+    def length(found) -> int:
+        return found[1][-1].hi if found[1] else 0
+
+    stale = 0
+    for k in range(1, pcfg.colder_steps + 1):
+        colder = parse_expr(to_text(_scaled(Fraction(1, 2 ** k), tau)), variables=("n",), allow_log=True)
+        progress(f"deriving τ(n) in {fmt.name}", k, pcfg.colder_steps)
+        found = (colder, *certified_prefix(model, st, colder, boxes, fmt, progress))
+        if found[2] is None:
+            return found
+        stale = 0 if length(found) > length(best) else stale + 1
+        best = found if length(found) > length(best) else best
+        if stale >= pcfg.colder_patience:
+            break
+    return best
 
 
 def bits_needed(model: Model, st, tau: Expr, n: int, cfg: PrecisionConfig = PrecisionConfig()) -> int | None:

@@ -214,6 +214,7 @@ class Row:
     certificate: str | None = None
     checked: bool | None = None  # `certify check` accepted the certificate (None: not checked)
     all_n: str | None = None  # the τ(n) certified for every length (`--nmax inf --derive`; None: none)
+    precision: tuple["FormatRange", ...] = ()  # --precision: the certified length range per format
     growth_certified: Growth | None = field(default=None, compare=False)
 
     def to_json(self) -> dict:
@@ -228,7 +229,25 @@ class Row:
             "paper": None if self.paper is None else {"class": self.paper_class, "source": self.paper.source,
                                                        "in_class": self.in_class},
             "certificate": self.certificate, "checked": self.checked, "all_n": self.all_n,
+            "precision": {p.format: p.to_json() for p in self.precision},
         }
+
+
+@dataclass(frozen=True)
+class FormatRange:
+    """Issue 17's column: the soft model evaluated in ``format`` is certified for n ≤ ``n_max`` (None: for
+    no length) at ``tau`` (the exact certificate's schedule or a colder halving of it, L-fp-*)."""
+
+    format: str
+    n_max: int | None
+    tau: str | None
+    covers_all: bool  # n_max is the row's whole range
+
+    def text(self) -> str:
+        return "—" if self.n_max is None else "all" if self.covers_all else f"n ≤ {self.n_max}"
+
+    def to_json(self) -> dict:
+        return {"n_max_certified": self.n_max, "tau": self.tau, "whole_range": self.covers_all}
 
 
 @dataclass(frozen=True)
@@ -237,6 +256,7 @@ class Table:
     rows: tuple[Row, ...]
     paper: bool
     delta: Fraction
+    formats: tuple[str, ...] = ()  # the floating-point formats with a column (--precision)
 
     @property
     def exit_code(self) -> int:
@@ -248,7 +268,7 @@ class Table:
         return 0
 
     def to_json(self) -> dict:
-        return {"ns": list(self.ns), "paper": self.paper, "delta": str(self.delta),
+        return {"ns": list(self.ns), "paper": self.paper, "delta": str(self.delta), "formats": list(self.formats),
                 "rows": [r.to_json() for r in self.rows],
                 "all_certified": all(r.verdict == "certified" for r in self.rows),
                 "all_checked": all(r.checked for r in self.rows) if any(r.checked is not None for r in self.rows)
@@ -350,8 +370,10 @@ def generic_tau(q, n: int, cfg: TableConfig = CONFIG) -> Fraction | None:
 
 
 def build_row(source: str | Path, ns: Sequence[int], cfg: TableConfig = CONFIG, paper: PaperRow | None = None,
-              critical: Sequence[CriticalPoint] = (), certs: Path | None = None, check: bool = False) -> Row:
-    """One row: certify ``source`` with a derived schedule at n_max = max(ns), compute the generic τ and ratios."""
+              critical: Sequence[CriticalPoint] = (), certs: Path | None = None, check: bool = False,
+              formats: Sequence[str] = ()) -> Row:
+    """One row: certify ``source`` with a derived schedule at n_max = max(ns), compute the generic τ and ratios;
+    per format in ``formats``, the length range certified in that floating-point format."""
     from symbolic.layer_bound import model_constant
 
     from .api import certify_model, check_certificate, load_model
@@ -426,7 +448,17 @@ def build_row(source: str | Path, ns: Sequence[int], cfg: TableConfig = CONFIG, 
         paper_class=_class_text(paper.paper.relation, paper_growth) if paper else "",
         paper_class_tex=_class_text(paper.paper.relation, paper_growth, tex=True) if paper else "",
         in_class=None if paper is None or gc is None or paper_growth is None else gc >= paper_growth,
-        certificate=certificate_path, checked=checked, all_n=all_n, growth_certified=gc)
+        certificate=certificate_path, checked=checked, all_n=all_n, growth_certified=gc,
+        precision=tuple(format_range(model, top, result.tau, f) for f in formats) if cert else ())
+
+
+def format_range(model, top: int, tau: str, fmt: str) -> FormatRange:
+    """The largest n ≤ top certified in ``fmt`` at the row's schedule or a colder halving of it."""
+    from .precision import certify_in_format, fmt_named
+
+    p = certify_in_format(model, 1, top, fmt_named(fmt), _parse(tau), derive=True)
+    return FormatRange(fmt, p.n_certified, None if p.tau is None or p.n_certified is None else to_text(p.tau),
+                       p.n_certified == top)
 
 
 def _values(values, cfg: TableConfig) -> tuple[str | None, ...]:
@@ -465,8 +497,9 @@ def _bounded(pe) -> bool:
 
 def build_table(models: Sequence[str | Path] = (), ns: Sequence[int] = CONFIG.ns, paper: bool = False,
                 critical: Sequence[CriticalPoint] = (), certs: Path | None = None, cfg: TableConfig = CONFIG,
-                progress: Callable[[str, int, int], None] = lambda *_: None) -> Table:
-    """The rows for ``models`` (or, with ``paper``, for the paper's simulation table, each certificate checked)."""
+                progress: Callable[[str, int, int], None] = lambda *_: None, formats: Sequence[str] = ()) -> Table:
+    """The rows for ``models`` (or, with ``paper``, for the paper's simulation table, each certificate checked);
+    ``formats``: a column per floating-point format with the certified length range (issue 17)."""
     ns = tuple(sorted(set(ns)))
     if paper and models:
         raise UserError("--paper: conflicts with MODEL arguments (the paper's rows are fixed)")
@@ -481,11 +514,12 @@ def build_table(models: Sequence[str | Path] = (), ns: Sequence[int] = CONFIG.ns
         where = certs if certs is not None else (Path(tmp) if paper else None)
         for k, (path, row) in enumerate(jobs):
             progress("table rows", k, len(jobs))
-            rows.append(build_row(path, ns, cfg, row, critical, where, check=paper or certs is not None))
+            rows.append(build_row(path, ns, cfg, row, critical, where, check=paper or certs is not None,
+                                  formats=formats))
         progress("table rows", len(jobs), len(jobs))
         if certs is None:
             rows = [replace(r, certificate=None) for r in rows]
-    return Table(ns, tuple(rows), paper, cfg.delta)
+    return Table(ns, tuple(rows), paper, cfg.delta, tuple(formats))
 
 
 # ---------------------------------------------------------------- rendering
@@ -519,6 +553,7 @@ def to_markdown(t: Table) -> str:
             "generic τ(n) (Theorem 26)", "τ*(n)", "certified / generic", "certified / τ*"]
     if t.paper:
         head += ["paper's class", "in class or hotter"]
+    head += [f"{f}: certified" for f in t.formats]
     head.append("status")
     lines = [f"Values at n = {ns} (each cell lists them in that order; 4 significant digits). Generic τ: the exact "
              f"largest τ of Theorem 26's recursion with the model's L, K, γ, x_max and δ = {t.delta}, capped at 1.",
@@ -531,12 +566,20 @@ def to_markdown(t: Table) -> str:
                  _cells(r.certified_over_generic), _cells(r.certified_over_critical)]
         if t.paper:
             cells += [r.paper_class or "—", _in_class(r)]
+        cells += [_format_cell(r, f) for f in t.formats]
         cells.append(_status(r))
         lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
     if t.paper:
         lines += ["", "Paper's classes and where they come from:", ""]
         lines += [f"* {r.construction} — {r.paper_class}: {r.paper.source}" for r in _class_sources(t)]
     return "\n".join(lines) + "\n"
+
+
+def _format_cell(r: Row, fmt: str) -> str:
+    got = {p.format: p for p in r.precision}.get(fmt)
+    if got is None:
+        return "—"
+    return got.text() if got.tau is None or got.tau == r.certified.closed else f"{got.text()} at `{got.tau}`"
 
 
 def _class_sources(t: Table) -> list[Row]:
@@ -556,12 +599,14 @@ def to_latex(t: Table) -> str:
     generic and their ratio; τ* and certified/τ* when measured).  Each ``tabular`` can be pasted into a paper."""
     ns = ", ".join(_tex_n(n) for n in t.ns)
     measured = any(v is not None for r in t.rows for v in r.critical.values)
-    first = ["model", "class, PE", "scheme", "class of $\\tau$"] + (["paper", "in class"] if t.paper else [])
-    spec1 = "p{2.0cm}p{2.0cm}p{2.2cm}l" + ("ll" if t.paper else "")
+    first = (["model", "class, PE", "scheme", "class of $\\tau$"] + (["paper", "in class"] if t.paper else [])
+             + [f"{f} $n\\le$" for f in t.formats])
+    spec1 = "p{2.0cm}p{2.0cm}p{2.2cm}l" + ("ll" if t.paper else "") + "l" * len(t.formats)
     rows1 = [[_tex_model(r), f"\\raggedright {r.construction_tex}, {r.pe}", f"\\raggedright {latex_escape(r.scheme)}",
               r.certified.cls_tex or "--"]
              + ([r.paper_class_tex or "--", "--" if r.in_class is None else "yes" if r.in_class else "no"]
-                if t.paper else []) for r in t.rows]
+                if t.paper else [])
+             + [_tex_range(r, f) for f in t.formats] for r in t.rows]
     rows2 = [[_tex_model(r), str(r.L), _tex_fraction(r.K), r.gamma.closed_tex, r.xmax.closed_tex,
               r.certified.closed_tex] for r in t.rows]
     labels = ["cert.", "gen.", "ratio"] + (["$\\tau^*$", "cert./$\\tau^*$"] if measured else [])
@@ -608,6 +653,11 @@ def _tex_model(r: Row) -> str:
     return "\\raggedright\\texttt{" + latex_escape(r.model).replace("-", "-\\allowbreak{}") + "}"
 
 
+def _tex_range(r: Row, fmt: str) -> str:
+    got = {p.format: p for p in r.precision}.get(fmt)
+    return "--" if got is None or got.n_max is None else "all" if got.covers_all else _tex_number(str(got.n_max))
+
+
 def _tex_fraction(q: Fraction) -> str:
     return str(q) if q.denominator == 1 else f"${q.numerator}/{q.denominator}$"
 
@@ -636,7 +686,8 @@ def to_csv(t: Table) -> str:
              "certified_over_critical"]
     head = ["model", "path", "sha256", "class", "pe", "scheme", "verdict", "L", "K", "gamma_closed", "x_max_closed",
             "tau_certified_closed", "tau_certified_class", "tau_generic_class", "paper_class", "in_class",
-            "certificate", "checked"] + [f"{q}@{n}" for q in per_n for n in t.ns]
+            "certificate", "checked"] + [f"{q}@{n}" for q in per_n for n in t.ns] + \
+        [f"n_max_certified@{f}" for f in t.formats]
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(head)
@@ -647,8 +698,14 @@ def to_csv(t: Table) -> str:
                     r.gamma.closed, r.xmax.closed, r.certified.closed, r.certified.cls, r.generic.cls,
                     r.paper_class, "" if r.in_class is None else str(r.in_class).lower(), r.certificate or "",
                     "" if r.checked is None else str(r.checked).lower()]
-                   + [v if v is not None else "" for s in series for v in s])
+                   + [v if v is not None else "" for s in series for v in s]
+                   + [_csv_range(r, f) for f in t.formats])
     return buf.getvalue()
+
+
+def _csv_range(r: Row, fmt: str) -> str:
+    got = {p.format: p for p in r.precision}.get(fmt)
+    return "" if got is None or got.n_max is None else str(got.n_max)
 
 
 RENDER = {"markdown": to_markdown, "latex": to_latex, "csv": to_csv}

@@ -106,6 +106,9 @@ def test_appendix_small_writes_every_format_plot_and_certificate(tmp_path, capsy
         assert name in data["files"]
     validate("appendix", json.loads((tmp_path / "appendix.json").read_text()))
     assert check_certificate(tmp_path / "certificates" / "since-a-b.cert.json", SINCE).valid
+    header = (tmp_path / "models-table.csv").read_text().splitlines()[0].split(",")  # issue 17's columns
+    assert header[-2:] == ["n_max_certified@float64", "n_max_certified@float32"]
+    assert "float32: certified" in (tmp_path / "paper-table.md").read_text()
 
 
 @pytest.mark.slow

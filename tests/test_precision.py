@@ -15,7 +15,7 @@ import mpmath
 import numpy as np
 import pytest
 
-from certify.expr import parse_expr
+from certify.expr import parse_expr, to_text
 from hypothesis import given, settings, strategies as st
 
 from certify.api import check_certificate, load_model
@@ -93,6 +93,24 @@ def test_float32_prefix_certificate_checks_and_a_tampered_precision_fails():
         check(dropped, model)
 
 
+def test_derive_in_a_format_goes_colder_than_the_exact_schedule(capsys):
+    """since-a-b's derived exact τ = 23/(32n) leaves no margin for float32 (nothing certified); --derive in
+    the format halves it until the whole range passes, and that certificate checks and is audited by runs."""
+    model = load_model(ROOT / "models/since-a-b.json")
+    exact = certify_in_format(model, 1, 1000, fmt_named("float32"), tau=parse_expr("23/(32*n)", variables=("n",)))
+    assert exact.n_certified is None and exact.failure.n == 1
+    p = certify_in_format(model, 1, 1000, fmt_named("float32"), derive=True)
+    assert p.failure is None and p.n_certified == 1000 and p.certificate["claim"]["n_max"] == 1000
+    assert p.tau != p.exact.tau and p.certificate["claim"]["tau"] == to_text(p.tau)
+    check(p.certificate, model)
+    for n in (1, 2, 5, 16):
+        for word in adversarial_words(model, n):
+            assert float_run(model, word, p.tau, "float32").decisions == hard_run(model, word).decisions
+    rc = main(["models/since-a-b.json", "--nmax", "1000", "--derive", "--precision", "float32", "--json", "--quiet"])
+    out = json.loads(capsys.readouterr().out)
+    assert rc == 0 and out["tau"] == to_text(p.tau) and out["precision"]["n_max_certified"] == 1000
+
+
 def test_cli_precision_json_and_exit_codes(capsys, tmp_path):
     rc = main(["models/since-a-b.json", "--nmax", "300", "--precision", "float64", "--json", "--quiet",
                "--tau", "1/(4*n)"])
@@ -117,10 +135,10 @@ def _no_flip(path, formats, lengths):
     exact = certify(model, 1, max(lengths))
     assert exact.verdict == "certified"
     for fmt in formats:
-        p = certify_in_format(model, 1, max(lengths), fmt_named(fmt), exact.tau)
+        p = certify_in_format(model, 1, max(lengths), fmt_named(fmt), exact.tau, derive=True)
         for n in (n for n in lengths if n <= (p.n_certified or 0)):
             for word in adversarial_words(model, n):
-                assert float_run(model, word, exact.tau, fmt).decisions == hard_run(model, word).decisions, \
+                assert float_run(model, word, p.tau, fmt).decisions == hard_run(model, word).decisions, \
                     (fmt, n, word)
 
 

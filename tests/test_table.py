@@ -18,7 +18,9 @@ from pathlib import Path
 
 import pytest
 
-from certify.api import check_certificate
+from certify.api import check_certificate, load_model, parse_schedule
+from certify.expr import to_text
+from certify.precision import certify_in_format, fmt_named
 from certify.cli import main
 from certify.errors import UserError
 from certify.table import (CONFIG, PAPER_ROWS, build_table, latex_escape, read_critical, to_csv, to_latex,
@@ -183,6 +185,26 @@ def test_table_cli_certs_are_written_checked_and_a_refuted_row_is_exit_2(tmp_pat
     assert rc == 2 and since["checked"] is True and refuted["verdict"] == "refuted" and refuted["checked"] is None
     assert check_certificate(since["certificate"], SINCE).valid and not (tmp_path / "threshold-leak.cert.json").exists()
     assert "refuted: " in data["text"] and refuted["certified_tau"]["values"] == [None, None]
+
+
+def test_table_precision_columns_state_the_certified_float_ranges(capsys):
+    """--precision float64,float32: a column per format with the lengths certified in it (issue 17); the
+    range and its τ agree with `certify --precision F --derive` at the row's schedule."""
+    rc = main(["table", str(SINCE), "--n", "10,1e2", "--precision", "float64,float32", "--format", "csv", "--json",
+               "--quiet"])
+    data = json.loads(capsys.readouterr().out)
+    validate("table", data)
+    row = data["rows"][0]
+    assert rc == 0 and data["formats"] == ["float64", "float32"] and set(row["precision"]) == {"float64", "float32"}
+    for fmt, got in row["precision"].items():
+        p = certify_in_format(load_model(SINCE), 1, 100, fmt_named(fmt), parse_schedule(row["certified_tau"]["closed"]),
+                              derive=True)
+        assert got["n_max_certified"] == p.n_certified and got["whole_range"] == (p.n_certified == 100)
+        assert got["tau"] == to_text(p.tau)
+    head = data["text"].splitlines()[0].split(",")
+    assert head[-2:] == ["n_max_certified@float64", "n_max_certified@float32"]
+    assert main(["table", str(SINCE), "--precision", "float8", "--quiet"]) == 3
+    assert "--precision" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("argv, fragment", [

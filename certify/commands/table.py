@@ -23,6 +23,9 @@ def register(sub) -> None:
     add_common(p)
     p.add_argument("--format", choices=("markdown", "latex", "csv"), default="markdown")
     p.add_argument("--certs", metavar="DIR", help="write each row's certificate to DIR and re-check it (certify check)")
+    p.add_argument("--precision", metavar="F,F", default="",
+                   help="a column per floating-point format (float64,float32,bfloat16,float16): the lengths certified "
+                        "with the soft model evaluated in it")
     p.add_argument("--out", metavar="FILE", help="write the table to FILE instead of stdout")
     p.add_argument("--json", action="store_true", help="one JSON object on stdout (certify/schemas/table.json)")
     p.add_argument("--quiet", action="store_true", help="no progress on stderr")
@@ -51,14 +54,25 @@ def parse_lengths(text: str, flag: str = "--n") -> tuple[int, ...]:
     return tuple(sorted(set(values)))
 
 
+def parse_formats(text: str) -> tuple[str, ...]:
+    from ..precision import FORMAT_NAMES
+
+    names = tuple(dict.fromkeys(t.strip() for t in text.split(",") if t.strip()))
+    for name in names:
+        if name not in FORMAT_NAMES:
+            raise UserError(f"--precision: {name!r} is not one of {', '.join(FORMAT_NAMES)}")
+    return names
+
+
 def main(args) -> int:
     from ..table import RENDER, build_table, read_critical
 
     ns = parse_lengths(args.n)
+    formats = parse_formats(args.precision)
     critical = read_critical(args.critical) if args.critical else ()
     with Progress(not args.quiet) as progress:
         table = build_table(args.models, ns, args.paper, critical, Path(args.certs) if args.certs else None,
-                            progress=progress)
+                            progress=progress, formats=formats)
     text = RENDER[args.format](table)
     if args.out:
         try:
