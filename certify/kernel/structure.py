@@ -754,6 +754,7 @@ def attention_coords(layer: AttentionLayer, coords: dict, first: int, facts: lis
             if may_be_empty(fact.head.visible):  # an empty row adds 0, which is on the integral grid only
                 contrib = Coord(fin=None if contrib.fin is None else contrib.fin | {Fraction(0)},
                                 grid=integral_grid(contrib), den_bound=contrib.den_bound)
+            contrib = replace(contrib, at_bos=_bos_row_output(fact.head.visible, first, val))
             new[out] = replace(_add(new[out], contrib), exact_unless=_noisy_sum(new[out], contrib, noisy.get(out)))
     return new
 
@@ -906,6 +907,13 @@ def _one_per_level_means(levels: dict, apart: set, width: int) -> frozenset | No
     return frozenset(tuple(x / count for x in total) for total, count, _ in states if count)
 
 
+def _bos_row_output(visible: str, first: int, val: Coord) -> Fraction | None:
+    """The head's hard output at the BOS row: it sees no key under j<i (adds 0) and only itself under j<=i."""
+    if first != 0:
+        return None
+    return Fraction(0) if visible == "j<i" else val.at_bos if visible == "j<=i" else None
+
+
 def _noisy_outputs(fact: HeadFact, coords: dict, joint: Joint | None) -> dict:
     """out dim → the values the head adds at rows where its soft output may differ from the hard one.
 
@@ -1052,6 +1060,11 @@ def ffn_coords(layer: FFNLayer, coords: dict, fact: FFNFact) -> dict:
         for d in outs:
             if len(results[d]) <= MAX_FIN:
                 new[d] = Coord(fin=frozenset(results[d]), grid=Num(Fraction(_den_lcm(results[d]))))
+    if all(coords[d].at_bos is not None for d in fact.dims):  # the BOS row's inputs are known: so is its output
+        bos = (tuple(coords[d].at_bos for d in fact.dims),)
+        at_bos = _ffn_values(layer, fact.dims, bos, _pre(layer, list(fact.dims), bos), outs)
+        for d in outs:
+            new[d] = replace(new[d], at_bos=next(iter(at_bos[d])))
     if fact.noisy is not None:
         noisy = _ffn_values(layer, fact.dims, fact.noisy, fact.noisy_pre, outs)
         for d in outs:
