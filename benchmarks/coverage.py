@@ -1,10 +1,10 @@
 """Measured coverage on outside-style models (issue 12): of the random models that brute force
 shows simulable, how many does the certifier prove, and does every certificate survive brute force?
 
-    PYTHONPATH=. python3 benchmarks/coverage.py SEED COUNT bounded|unbounded [--nmax 1000] [--models DIR]
+    PYTHONPATH=. python3 benchmarks/coverage.py SEED COUNT bounded|unbounded [--nmax 1000] [--sim-len 6] [--models DIR]
 
 Draws COUNT models with ``tests/outside_models.random_model`` (seeded), keeps the simulable ones
-(soft = hard on every word up to length 4 at one of ``TRY_TAUS``), certifies each to n_max, and
+(soft = hard on every word up to length ``--sim-len`` at one of ``TRY_TAUS``), certifies each to n_max, and
 brute-forces every certificate (exact hard vs 60-digit soft on all words up to length 7 within a
 budget plus random long words, at the certified τ).  Prints one line per model, the counts, and the
 blockers of the models not proved, by count.  Exit status 1 when any certificate fails brute force.
@@ -49,6 +49,7 @@ def main(argv=None) -> int:
     ap.add_argument("--nmax", type=int, default=1000)
     ap.add_argument("--models", type=Path, default=None, help="write every simulable model here")
     ap.add_argument("--start", type=int, default=0, help="skip the first START draws (same rng stream)")
+    ap.add_argument("--sim-len", type=int, default=6, help="simulable: soft = hard on every word up to this length")
     args = ap.parse_args(argv)
     unbounded = args.family.startswith("u")
     rng = random.Random(args.seed)
@@ -58,7 +59,7 @@ def main(argv=None) -> int:
         if k < args.start:
             continue
         model = model_from_dict(data)
-        if simulable(model, max_len=4) is None:
+        if simulable(model, max_len=args.sim_len) is None:
             continue
         if args.models:
             args.models.mkdir(parents=True, exist_ok=True)

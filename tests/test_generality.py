@@ -215,3 +215,10 @@ def test_maxima_classes_give_a_finite_output_where_ties_are_impossible():
     assert outcome.verdict == "certified" and "L-maxima-classes" in outcome.certificate["analysis"]["heads"][0]["lemma"]
     words = words_up_to(model.alphabet, 1, 7, budget=300, random_words=10, random_max=80, seed=4)
     assert assert_certificate_holds(model, outcome.certificate["claim"], words) > 0
+
+
+def test_a_failed_schedule_search_names_its_blocker():
+    """Deliverable 5: no κ·shape(n) passing is not the end of the report — the output's margin 0 is named."""
+    outcome = certify(model_from_dict(_exact_rows_model()), 1, 200, cfg=CertifyConfig(refute=False))
+    assert outcome.verdict == "not proved"
+    assert any("output dim 'out': margin 0" in b for b in outcome.blockers), outcome.blockers

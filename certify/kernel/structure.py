@@ -320,9 +320,10 @@ def _exact(c: Coord) -> Expr | None:
 
 def classify_head(layer: int, head: Head, coords: dict, first: int, joint: Joint | None = None) -> HeadFact:
     """Try the head rules in turn (each a row gap lower bound plus a count of keys per gap level);
-    terms whose key is constant over the row shift every score of the row alike and are dropped
-    first (the bounds still charge their soft errors: the fact keeps the original head)."""
-    shadow = replace(head, score=tuple(t for t in head.score if _row_constant(coords[t[1]]) is None))
+    terms whose key is constant over the row (or whose query is always 0) shift every score of the
+    row alike and are dropped first (the bounds still charge their soft errors: the fact keeps the original head)."""
+    shadow = replace(head, score=tuple(t for t in head.score if _row_constant(coords[t[1]]) is None
+                                       and coords[t[0]].fin != {Fraction(0)}))  # a query always 0 adds 0
     keys = [coords[k] for _, k, _ in shadow.score]
     queries = [coords[q] for q, _, _ in shadow.score]
     if not shadow.score:
