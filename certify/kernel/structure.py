@@ -872,13 +872,16 @@ def never_tie(delta: Fraction, pe: Expr, visible: str, first: int) -> bool:
     both ends, so that |P(j) − P(j')| < max |P| = |P| at an end row ≤ |delta|."""
     from .positivity import positive_from
 
-    def holds(e: Expr, strict: bool = True) -> bool:
+    def holds(e: Expr, strict: bool = True) -> bool:  # e > 0 (or e ≥ 0) at every n ≥ 1
         e = simplified(e, ("n",))
         if "i" in variables_of(e):
             return False
-        if strict or is_zero(e, ("n",)):
-            return strict and positive_from(e, 1) or not strict
-        return positive_from(e, 2) and eval_exact(e, {"n": 1}) >= 0  # ≥ 0 at n = 1, > 0 beyond
+        if strict:
+            return positive_from(e, 1)
+        try:  # ≥ 0: identically 0, or ≥ 0 at n = 1 and > 0 beyond
+            return is_zero(e, ("n",)) or positive_from(e, 2) and eval_exact(e, {"n": 1}) >= 0
+        except (ExprError, ZeroDivisionError):
+            return False
 
     line = affine_in(pe, "i")
     if line is not None:
