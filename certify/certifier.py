@@ -200,6 +200,32 @@ def derive_schedule(model: Model, st: Structure, probes: list[tuple[int, int]], 
     return _scaled(lo, shape), lo
 
 
+def derive_blockers(model: Model, st: Structure, probes: list[tuple[int, int]], cfg: CertifyConfig) -> list[str]:
+    """Why no κ·shape(n) passed: what fails on the probe boxes at the coldest κ tried (issue 12, every
+    blocker reported), the output's margin named when it is 0 (a hard value may sit on the threshold)."""
+    shape = schedule_shape(st)
+    tau = _scaled(Fraction(2) ** cfg.kappa_min_exponent, shape)
+    out = []
+    for box in probes:
+        try:
+            report = analyse_box(model, st, tau, *box)
+        except BoxFailure as exc:
+            out.append(str(exc))
+            continue
+        if report.ok:
+            continue
+        if not report.margin > 0:
+            coord = st.coords[-1][model.output.dim] if not model.output.argmax else None
+            known = "its hard values are not known to a finite set" if coord is None or coord.fin is None else \
+                "one of its hard values is the threshold"
+            out.append(f"output dim {model.output.dim or 'argmax'!r}: margin 0 ({known}: a hard output on the "
+                       "threshold is decided by rounding)")
+        else:
+            out.append(f"at n in [{box[0]}, {box[1]}] the output error bound {upper(report.err)} is not below the "
+                       f"margin {lower(report.margin)} even at τ = {to_text(tau)}")
+    return list(dict.fromkeys(out)) or ["no temperature of the form κ·shape(n) passes the bounds"]
+
+
 def certify(model: Model, n_min: int, n_max: int | str, tau: Expr | None = None, cfg: CertifyConfig = CertifyConfig(),
             progress: Progress = _no_progress, derive: bool = False) -> Outcome:
     """Prove soft = hard on [n_min, n_max] at ``tau``, else the model's proposed temperature, else a
@@ -226,7 +252,7 @@ def certify(model: Model, n_min: int, n_max: int | str, tau: Expr | None = None,
             found = derive_schedule(model, st, probes, cfg, below=kappa)
             if found is None:
                 return _unproved(model, "no temperature of the form κ·shape(n) passes the bounds", None, n_min,
-                                 n_max, cfg)
+                                 n_max, cfg, derive_blockers(model, st, probes, cfg))
             proposed, kappa = found
         # the checker parses the recorded text: bound exactly that expression tree, so both compute
         # the same balls (an equal but differently built τ can round its last recorded digit differently)

@@ -128,7 +128,7 @@ def _analyse_box(model: Model, st: Structure, tau_expr: Expr, lo: int, hi: int, 
             e = ZERO
         # the margin is over every hard value, exact rows included: a hard output on θ is decided by
         # whatever rounding an evaluator does, so exactness excuses no margin (error 0 aside)
-        margin = _margin(coord, rng[o], model.output.threshold)
+        margin = _margin(coord, rng[o], model.output.threshold, model.output.position == "first" and st.first == 0)
     if fp is None and first_row_exact(model):
         e = ZERO
     # error 0 with margin 0 (a hard output on θ) is accepted only when every head is uniform: there
@@ -438,8 +438,11 @@ def _argmax_error(model: Model, err: dict) -> object:
     return out
 
 
-def _margin(coord, rng, threshold: Fraction) -> object:
-    """min |y − θ| over possible hard outputs (0 when y can sit on θ)."""
+def _margin(coord, rng, threshold: Fraction, at_bos: bool = False) -> object:
+    """min |y − θ| over possible hard outputs (0 when y can sit on θ); ``at_bos``: the output is read at
+    the BOS row only, whose hard value is ``coord.at_bos`` when known."""
+    if at_bos and coord.at_bos is not None:
+        return q_ball(abs(coord.at_bos - threshold))
     if coord.fin is not None:
         return q_ball(min(abs(v - threshold) for v in coord.fin))
     t = q_ball(threshold)

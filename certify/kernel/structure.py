@@ -320,9 +320,10 @@ def _exact(c: Coord) -> Expr | None:
 
 def classify_head(layer: int, head: Head, coords: dict, first: int, joint: Joint | None = None) -> HeadFact:
     """Try the head rules in turn (each a row gap lower bound plus a count of keys per gap level);
-    terms whose key is constant over the row shift every score of the row alike and are dropped
-    first (the bounds still charge their soft errors: the fact keeps the original head)."""
-    shadow = replace(head, score=tuple(t for t in head.score if _row_constant(coords[t[1]]) is None))
+    terms whose key is constant over the row (or whose query is always 0) shift every score of the
+    row alike and are dropped first (the bounds still charge their soft errors: the fact keeps the original head)."""
+    shadow = replace(head, score=tuple(t for t in head.score if _row_constant(coords[t[1]]) is None
+                                       and coords[t[0]].fin != {Fraction(0)}))  # a query always 0 adds 0
     keys = [coords[k] for _, k, _ in shadow.score]
     queries = [coords[q] for q, _, _ in shadow.score]
     if not shadow.score:
@@ -614,15 +615,19 @@ def _joint(layer: int, head: Head, coords: dict, joint: Joint | None) -> HeadFac
 
 
 def _joint_values(dims: list[str], coords: dict, joint: Joint | None) -> list[tuple] | None:
-    """The possible joint values of ``dims`` at one row: the symbol table's when it tracks them all,
-    else the product of the per-dim value sets (size checked before it is built)."""
+    """The possible joint values of ``dims`` at one row: the symbol table's rows for the dims it
+    tracks times the per-dim value sets of the others (a superset; size checked before it is built)."""
     tracked = joint.project(dims) if joint is not None else None
     if tracked is not None:
         return tracked
-    sets = [coords[d].fin for d in dims]
-    if any(v is None for v in sets) or prod(map(len, sets)) > MAX_COMBOS:
+    known = [d for d in dims if joint is not None and d in joint.dims]
+    rows = joint.project(known) if known else [()]
+    free = [d for d in dims if d not in known]
+    sets = [coords[d].fin for d in free]
+    if any(v is None for v in sets) or len(rows) * prod(map(len, sets)) > MAX_COMBOS:
         return None
-    return list(itertools.product(*(sorted(v) for v in sets)))
+    at = {d: (0, known.index(d)) if d in known else (1, free.index(d)) for d in dims}
+    return [tuple((r, f)[at[d][0]][at[d][1]] for d in dims) for r in rows for f in itertools.product(*(sorted(v) for v in sets))]
 
 
 def _lattice(layer: int, head: Head, coords: dict, first: int) -> HeadFact:
@@ -735,6 +740,8 @@ def attention_coords(layer: AttentionLayer, coords: dict, first: int, facts: lis
                 # some key's value (which row's is unknown): every fact about one key's value holds,
                 # its grid offset included — dropping the offset claimed value·G ∈ Z (issue 11)
                 contrib = Coord(fin=val.fin, grid=val.grid, offset=val.offset)
+            elif fact.kind != "uniform" and (means := maxima_means(fact.head, coords, joint, first).get(out)) is not None:
+                contrib = Coord(fin=means, grid=Num(Fraction(_den_lcm(means))))  # L-maxima-classes
             elif max_length is not None and val.fin is not None and \
                     (means := _mean_values(val.fin, max_length + 1 - first)) is not None:
                 contrib = Coord(fin=means, grid=Num(Fraction(_den_lcm(means))))  # a bounded model's means
@@ -748,8 +755,167 @@ def attention_coords(layer: AttentionLayer, coords: dict, first: int, facts: lis
             if may_be_empty(fact.head.visible):  # an empty row adds 0, which is on the integral grid only
                 contrib = Coord(fin=None if contrib.fin is None else contrib.fin | {Fraction(0)},
                                 grid=integral_grid(contrib), den_bound=contrib.den_bound)
+            contrib = replace(contrib, at_bos=_bos_row_output(fact.head.visible, first, val))
             new[out] = replace(_add(new[out], contrib), exact_unless=_noisy_sum(new[out], contrib, noisy.get(out)))
     return new
+
+
+def maxima_means(head: Head, coords: dict, joint: Joint | None, first: int) -> dict:
+    """out dim → every value an average-hard head can output, when finitely many (L-maxima-classes).
+
+    Per joint query value q the score of key j is F_q(class of j) + P_q(j): F_q reads the key's
+    finite-valued dims (its *class*, which also fixes the value the key carries), P_q the
+    position-embedded ones.  With P_q ≡ 0 the maximal keys form one level of F_q (never one below the
+    BOS key's when BOS is visible from every non-empty row); when every class on that level carries
+    one value, that value is the output.  With P_q injective in the key position,
+    two keys with equal F_q never tie (their P_q differ), so the maxima hold at most one key per value
+    f of F_q, carrying one of the values V(f) of the classes with F_q = f: the output is the mean of
+    one value from V(f) for each f of a non-empty set of levels that may tie pairwise
+    (:func:`never_tie`).  Anything else (a query or key dim
+    neither finite nor position-embedded, P_q not injective, a level with mixed values): {}."""
+    shadow = [t for t in head.score if _row_constant(coords[t[1]]) is None]
+    outs = tuple(dict.fromkeys(o for o, _, _ in head.value))
+    fdims = sorted({k for _, k, _ in shadow if coords[k].fin is not None} | {v for _, v, _ in head.value})
+    pdims = sorted({k for _, k, _ in shadow if coords[k].fin is None})
+    if head.hard != "average" or any(coords[k].pe is None for k in pdims) or set(pdims) & set(fdims):
+        return {}
+    qdims = sorted({q for q, _, _ in shadow})
+    qrows, krows = _joint_values(qdims, coords, joint), _joint_values(fdims, coords, joint)
+    if qrows is None or krows is None or len(qrows) * len(krows) > MAX_COMBOS:
+        return {}
+    classes = [dict(zip(fdims, row)) for row in krows]
+    carried = [tuple(sum((c * k[v] for o2, v, c in head.value if o2 == o), Fraction(0)) for o in outs) for k in classes]
+    found: set = set()
+    for qc in qrows:
+        q = dict(zip(qdims, qc))
+        weight: dict = {}
+        for a, b, c in shadow:
+            weight[b] = weight.get(b, Fraction(0)) + c * q[a]
+        scores = [sum((weight[d] * k[d] for d in fdims if d in weight), Fraction(0)) for k in classes]
+        position = [(weight[d], coords[d].pe) for d in pdims if weight[d]]
+        if not position:  # the maxima are one level of F_q: one value there, or nothing is known
+            floor = _bos_score(weight, fdims, coords, head.visible, first)
+            levels: dict = {}
+            for s, v in zip(scores, carried):
+                if floor is None or s >= floor:  # a level below the ever-visible BOS key is never maximal
+                    levels.setdefault(s, set()).add(v)
+            if any(len(vs) > 1 for vs in levels.values()):
+                return {}
+            found.update(v for vs in levels.values() for v in vs)
+            continue
+        if not _injective_in_position(position):
+            return {}
+        levels = {}
+        for s, v in zip(scores, carried):
+            levels.setdefault(s, set()).add(v)
+        pe = _position_sum(position)
+        apart = {(f, g) for f, g in itertools.combinations(sorted(levels), 2)
+                 if never_tie(g - f, pe, head.visible, first)}
+        means = _one_per_level_means(levels, apart, len(outs))
+        if means is None:
+            return {}
+        found.update(means)
+    if not found or len(found) > MAX_FIN:
+        return {}
+    return {o: frozenset(v[t] for v in found) for t, o in enumerate(outs)}
+
+
+def _means_known(fact: HeadFact, coords: dict, first: int, joint: Joint | None) -> bool:
+    """Whether :func:`attention_coords` takes this head's output values from :func:`maxima_means`."""
+    return fact.kind not in ("uniform", "unsupported") and fact.head.hard == "average" and not fact.homogeneous \
+        and bool(maxima_means(fact.head, coords, joint, first))
+
+
+def _injective_in_position(terms) -> bool:
+    """Whether P(j) = Σ w·pe(j) takes a different value at every two key positions j ≠ k ≥ 0:
+    (P(j) − P(k))/(j − k) = N/D in lowest terms with N a non-zero constant, or N's coefficients all
+    of one sign with a monomial n^c alone or both a monomial in (j, n) and one in (k, n) — then N ≠ 0
+    at j ≠ k ≥ 0, n ≥ 1, and D ≠ 0 wherever the embedding is defined."""
+    score = _position_sum(terms)
+    names = ("i", "k", "n")
+    quotient = normal_form(BinOp("/", BinOp("-", score, substitute(score, "i", Var("k"))),
+                                 BinOp("-", Var("i"), Var("k"))), names)
+    if quotient is None or quotient[0].is_zero():
+        return False
+    num = quotient[0]
+    if num.is_constant():
+        return True
+    terms = list(num.terms())
+    signs = {c > 0 for _, c in terms}
+    only_n = any(e[0] == 0 and e[1] == 0 for e, _ in terms)
+    pure_j = any(e[0] > 0 and e[1] == 0 for e, _ in terms)
+    pure_k = any(e[1] > 0 and e[0] == 0 for e, _ in terms)
+    return len(signs) == 1 and (only_n or pure_j and pure_k)
+
+
+def _bos_score(weight: dict, fdims: list, coords: dict, visible: str, first: int) -> Fraction | None:
+    """F_q of the BOS key when it is visible from every non-empty row and its values are known."""
+    if first != 0 or visible not in ("all", "j<=i", "j<i"):
+        return None
+    read = [d for d in fdims if weight.get(d)]
+    if any(coords[d].at_bos is None for d in read):
+        return None
+    return sum((weight[d] * coords[d].at_bos for d in read), Fraction(0))
+
+
+def _position_sum(terms) -> Expr:
+    score: Expr = Num(Fraction(0))
+    for w, pe in terms:
+        score = BinOp("+", score, BinOp("*", Num(w), pe))
+    return score
+
+
+def never_tie(delta: Fraction, pe: Expr, visible: str, first: int) -> bool:
+    """Whether two visible keys j, j' can never have P(j') − P(j) = delta ≠ 0 (for every n ≥ 1), proved
+    exactly: P affine in the position with slope s(n) and |delta/s| > the key distance at both end
+    rows (:func:`apart_ends`, each end positive for every n); or 1/P affine with one strict sign at
+    both ends, so that |P(j) − P(j')| < max |P| = |P| at an end row ≤ |delta|."""
+    from .positivity import positive_from
+
+    def holds(e: Expr, strict: bool = True) -> bool:  # e > 0 (or e ≥ 0) at every n ≥ 1
+        e = simplified(e, ("n",))
+        if "i" in variables_of(e):
+            return False
+        if strict:
+            return positive_from(e, 1)
+        try:  # ≥ 0: identically 0, or ≥ 0 at n = 1 and > 0 beyond
+            return is_zero(e, ("n",)) or positive_from(e, 2) and eval_exact(e, {"n": 1}) >= 0
+        except (ExprError, ZeroDivisionError):
+            return False
+
+    line = affine_in(pe, "i")
+    if line is not None:
+        ends = apart_ends(BinOp("/", Num(delta), line[0]), visible, first)
+        return any(holds(lo) and holds(hi) for lo, hi in ends)
+    inverse = affine_in(BinOp("/", Num(Fraction(1)), pe), "i")
+    if inverse is None:
+        return False
+    ends = [substitute(BinOp("/", Num(Fraction(1)), pe), "i", row) for row in (Num(Fraction(first)), Var("n"))]
+    for sign in (1, -1):
+        if all(holds(BinOp("*", Num(Fraction(sign)), e)) for e in ends):
+            return all(holds(BinOp("-", BinOp("*", Num(abs(delta) * sign), e), Num(Fraction(1))), strict=False)
+                       for e in ends)
+    return False
+
+
+def _one_per_level_means(levels: dict, apart: set, width: int) -> frozenset | None:
+    """Every mean over a non-empty set of pairwise not-``apart`` levels of one value vector from
+    each level's set."""
+    order = sorted(levels)
+    states = {((Fraction(0),) * width, 0, ())}
+    for f in order:
+        states |= {(tuple(a + b for a, b in zip(total, v)), count + 1, chosen + (f,))
+                   for total, count, chosen in states if not any((g, f) in apart for g in chosen) for v in levels[f]}
+        if len(states) > MAX_FIN:
+            return None
+    return frozenset(tuple(x / count for x in total) for total, count, _ in states if count)
+
+
+def _bos_row_output(visible: str, first: int, val: Coord) -> Fraction | None:
+    """The head's hard output at the BOS row: it sees no key under j<i (adds 0) and only itself under j<=i."""
+    if first != 0:
+        return None
+    return Fraction(0) if visible == "j<i" else val.at_bos if visible == "j<=i" else None
 
 
 def _noisy_outputs(fact: HeadFact, coords: dict, joint: Joint | None) -> dict:
@@ -898,6 +1064,11 @@ def ffn_coords(layer: FFNLayer, coords: dict, fact: FFNFact) -> dict:
         for d in outs:
             if len(results[d]) <= MAX_FIN:
                 new[d] = Coord(fin=frozenset(results[d]), grid=Num(Fraction(_den_lcm(results[d]))))
+    if all(coords[d].at_bos is not None for d in fact.dims):  # the BOS row's inputs are known: so is its output
+        bos = (tuple(coords[d].at_bos for d in fact.dims),)
+        at_bos = _ffn_values(layer, fact.dims, bos, _pre(layer, list(fact.dims), bos), outs)
+        for d in outs:
+            new[d] = replace(new[d], at_bos=next(iter(at_bos[d])))
     if fact.noisy is not None:
         noisy = _ffn_values(layer, fact.dims, fact.noisy, fact.noisy_pre, outs)
         for d in outs:
@@ -1001,6 +1172,8 @@ def analyse(model: Model) -> Structure:
                 except Unsupported as exc:
                     blockers.append(str(exc))
                     heads.append(HeadFact(k, h, "unsupported"))
+            heads = [replace(f, lemma=f.lemma + "; output values: L-maxima-classes") if _means_known(f, coords, first, joint)
+                     else f for f in heads]
             facts.append(tuple(heads))
             coords = attention_coords(layer, coords, first, heads, model.max_length, joint)
             joint = _without(joint, {o for h in layer.heads for o, _, _ in h.value})

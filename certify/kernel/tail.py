@@ -359,7 +359,7 @@ def _walk(model: Model, st: Structure, tau_expr: Expr, n0: int) -> TailReport:
         o = model.output.dim
         unknown = arb(0, float("inf"))  # no constant hull: margin 0 unless the output is finite-valued
         e, margin = err[o], _margin(st.coords[-1][o], rng[o].hull if rng[o].hull is not None else unknown,
-                                    model.output.threshold)
+                                    model.output.threshold, model.output.position == "first" and st.first == 0)
     top = sup(e, n0)
     ok = bool(e.is_zero() or (top is not None and top < margin))
     return TailReport(n0, tuple(heads), e, top if top is not None else arb("inf"), margin, ok)
