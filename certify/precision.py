@@ -32,7 +32,7 @@ class PrecisionConfig:
     min_bits: int = 2
     max_bits: int = 113  # binary128's significand; beyond, the 128-bit balls of the kernel lose the terms
     colder_steps: int = 12  # --derive in a format: try τ/2, τ/4, … τ/2^12 of the exact schedule
-    colder_patience: int = 3  # … stopping after this many halvings that do not lengthen the prefix
+    colder_patience: int = 1  # … stopping at the first halving that does not lengthen the prefix
 
 
 @dataclass(frozen=True)
