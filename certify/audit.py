@@ -273,8 +273,8 @@ def _audit_exhaustive(cert: dict, model: Model, max_len, cfg: AuditConfig, progr
         run = hard_run(model, word)
         text = " ".join(word) if any(len(s) > 1 for s in model.alphabet) else "".join(word)
         positions = [run.first_position + r for r in run.output_rows]
-        if item["margin_lower"] is not None:
-            margin = Fraction(item["margin_lower"])
+        margin = Fraction(item["margin_lower"])
+        if margin:
             for y, p in zip(run.outputs, positions):
                 clear = _top_two(y)[0] - _top_two(y)[1] if argmax else abs(y - model.output.threshold)
                 checks += 1

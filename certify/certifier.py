@@ -340,7 +340,6 @@ def build_exhaustive_certificate(model: Model, checks: list, tau_lo: Fraction, t
     from .kernel.records import exhaustive_obligations, exhaustive_record
 
     record = exhaustive_record(model, checks, Fraction(tau_lo), Fraction(tau_hi))
-    margins = [c["margin_lower"] for c in record["lengths"] if c["margin_lower"] is not None]
     return {
         "format": FORMAT,
         "model_sha256": model.sha256,
@@ -348,12 +347,29 @@ def build_exhaustive_certificate(model: Model, checks: list, tau_lo: Fraction, t
         "claim": {"n_min": checks[0].n, "n_max": checks[-1].n, "tau": record["tau_interval"][1],
                   "tau_interval": record["tau_interval"],
                   "error_bound": max((c["error_upper"] for c in record["lengths"]), key=Fraction),
-                  "margin": min(margins, key=Fraction) if margins else None, "verdict": "certified"},
+                  "margin": min((c["margin_lower"] for c in record["lengths"]), key=Fraction), "verdict": "certified"},
+        "analysis": {"heads": [], "ffns": []},
         "exhaustive": record,
         "boxes": [],
         "obligations": exhaustive_obligations(record),
         "tools": _tools(),
     }
+
+
+def merge_exhaustive(model: Model, certificates: list[dict]) -> dict | None:
+    """One certificate for consecutive lengths certified by L-exhaustive on one τ interval (None otherwise)."""
+    from .kernel.exhaustive import LengthCheck
+
+    records = [c.get("exhaustive") for c in certificates]
+    if not records or None in records or len({tuple(r["tau_interval"]) for r in records}) != 1:
+        return None
+    items = [item for r in records for item in r["lengths"]]
+    if [i["n"] for i in items] != list(range(items[0]["n"], items[-1]["n"] + 1)):
+        return None
+    checks = [LengthCheck(i["n"], i["words"], True, Fraction(i["margin_lower"]) or None, Fraction(i["error_upper"]))
+              for i in items]
+    lo, hi = (Fraction(v) for v in records[0]["tau_interval"])
+    return build_exhaustive_certificate(model, checks, lo, hi)
 
 
 def build_certificate(model: Model, st: Structure, tau: Expr, n_min: int, n_max: int,

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from ..api import certify_model, load_model, parse_schedule
 from ..certifier import parse_nmax
@@ -63,6 +64,17 @@ def _per_length(model, n_min: int, n_max, args, as_json: bool) -> int:
     verdicts = length_report(model, n_min, top, tau, interval=interval)
     overall = "refuted" if any(v.verdict == "refuted" for v in verdicts) else \
         "certified" if all(v.verdict == "certified" for v in verdicts) else "not proved"
+    if args.out:  # one certificate: every length certified by L-exhaustive on one τ interval
+        from ..certifier import certificate_text, merge_exhaustive
+
+        cert = merge_exhaustive(model, [v.certificate for v in verdicts]) if overall == "certified" else None
+        if cert is None:
+            raise UserError("--out: a bounded model's certificate needs every length certified by L-exhaustive at "
+                            "one temperature (run with --tau, or without --derive)")
+        try:
+            Path(args.out).write_text(certificate_text(cert))
+        except OSError as exc:
+            raise UserError(f"--out: cannot write {args.out}: {exc.strerror}") from None
     if as_json:
         shown = to_text(tau) if tau is not None else None if interval is None else verdicts[0].tau
         print(json.dumps({"verdict": overall, "model": model.name, "n_min": n_min, "n_max": top,

@@ -145,13 +145,14 @@ def _check_exhaustive(cert: dict, model: Model, n_min: int, n_max, tau) -> Check
                                f"the bound does not decide {''.join(got.word)!r}")
         _expect(f"exhaustive.lengths[{k}].words", got.words, item.get("words"))
         margin, error = _fraction(item, "margin_lower", k), _fraction(item, "error_upper", k)
-        if (margin is None) != (got.margin is None) or margin is not None and not 0 < margin <= got.margin:
-            raise CheckFailure(f"exhaustive.lengths[{k}].margin_lower", f"0 < margin <= {got.margin}", margin)
+        if margin is None or (margin == 0) != (got.margin is None) or margin and not margin <= got.margin:
+            raise CheckFailure(f"exhaustive.lengths[{k}].margin_lower", f"0 < margin <= {got.margin} (0: all exact)",
+                               margin)
         if error is None or error < got.error:
             raise CheckFailure(f"exhaustive.lengths[{k}].error_upper", f"at least {got.error}", error)
-        margins += [] if margin is None else [item["margin_lower"]]
+        margins.append(item["margin_lower"])
         errors.append(item["error_upper"])
-    _expect("claim.margin", min(margins, key=Fraction) if margins else None, cert["claim"].get("margin"))
+    _expect("claim.margin", min(margins, key=Fraction), cert["claim"].get("margin"))
     _expect("claim.error_bound", max(errors, key=Fraction), cert["claim"].get("error_bound"))
     _expect("boxes", [], cert.get("boxes"))
     _expect("obligations", exhaustive_obligations(rec), cert.get("obligations"))

@@ -198,7 +198,7 @@ def exhaustive_record(model, checks, tau_lo: Fraction, tau_hi: Fraction) -> dict
     return {"rule": "L-exhaustive", "lemmas": list(LEMMAS), "alphabet": list(model.alphabet),
             "tau_interval": [fraction_text(tau_lo), fraction_text(tau_hi)],
             "lengths": [{"n": c.n, "words": c.words,
-                         "margin_lower": None if c.margin is None else _decimal(c.margin, up=False),
+                         "margin_lower": "0" if c.margin is None else _decimal(c.margin, up=False),  # 0: all exact
                          "error_upper": _decimal(c.error, up=True) if c.error else "0"} for c in checks]}
 
 
