@@ -305,8 +305,11 @@ class _Engine:
         np, up = self.np, self.up
         cols = np.nonzero(active)[0].tolist()  # columns of r, i.e. positions in self.noisy
         out = np.zeros((len(noise), len(written)))
-        patterns, group = np.unique(on[which], axis=0, return_inverse=True)
-        group = group.reshape(-1)
+        ids, per_row = np.unique(which, return_inverse=True)  # the on-pattern is a function of the distinct id
+        seen: dict = {}
+        group_of_id = np.array([seen.setdefault(on[u].tobytes(), len(seen)) for u in ids.tolist()])
+        patterns = [np.frombuffer(b, dtype=bool) for b in seen]
+        group = group_of_id[per_row.reshape(-1)]
         order = np.argsort(group, kind="stable")
         bounds = np.searchsorted(group[order], np.arange(len(patterns) + 1))
         for g, pattern in enumerate(patterns):
@@ -537,12 +540,17 @@ def _noisy_dims(model: Model, index: dict) -> list[int]:
 
 
 def _unique_rows(a, np):
-    """(distinct rows, index of each row's distinct row), by the rows' bytes (faster than np.unique on wide rows)."""
-    seen: dict = {}
-    inv = np.fromiter((seen.setdefault(row.tobytes(), len(seen)) for row in a), dtype=np.int64, count=len(a))
-    first = np.zeros(len(seen), dtype=np.int64)
-    first[inv] = np.arange(len(a))  # any row of a class: they are equal
-    return a[first], inv
+    """(distinct rows, index of each row's distinct row) of a non-negative integer matrix: columns are packed
+    into int64 keys a few at a time (exactly: a key times the column's range stays below 2^62), each step a 1D
+    np.unique (np.unique on wide rows sorts them as bytes, far slower)."""
+    key = np.zeros(len(a), dtype=np.int64)
+    for c in range(a.shape[1]):
+        span = int(a[:, c].max()) + 1 if len(a) else 1
+        if (int(key.max()) + 1 if len(a) else 1) * span >= 2 ** 62:
+            key = np.unique(key, return_inverse=True)[1].reshape(-1).astype(np.int64)
+        key = key * span + a[:, c]
+    _, first, inv = np.unique(key, return_index=True, return_inverse=True)
+    return a[first], inv.reshape(-1)
 
 
 def _dedup(items: list) -> tuple[list[int], list]:
