@@ -24,6 +24,7 @@ from certify.kernel.exhaustive import _Engine, check_length
 from certify.length_report import confirmed, length_report
 from certify.model import model_from_dict
 from certify.tracr_import import convert, hard_decoded, load_export, tracr_temperature
+from test_user_json import validate
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "tracr"
 
@@ -162,5 +163,12 @@ def test_the_cli_writes_a_certificate_that_check_accepts(tmp_path, capsys):
     path.write_text(json.dumps(convert(export)))
     assert main([str(path), "--out", str(tmp_path / "c.json"), "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
+    validate("certify", out)
+    validate("certificate", json.loads((tmp_path / "c.json").read_text()))
     assert out["verdict"] == "certified" and {v["rule"] for v in out["lengths"]} == {"L-exhaustive"}
-    assert main(["check", str(tmp_path / "c.json"), "--model", str(path), "--audit", "--random", "5", "--quiet"]) == 0
+    assert out["certificate"]["exhaustive"]["lengths"][-1]["words"] == 32
+    assert main(["check", str(tmp_path / "c.json"), "--model", str(path), "--audit", "--random", "5", "--json",
+                 "--quiet"]) == 0
+    checked = json.loads(capsys.readouterr().out)
+    validate("check", checked)
+    assert checked["valid"] and checked["audit"]["passed"]

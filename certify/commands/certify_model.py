@@ -54,6 +54,7 @@ def main(args) -> int:
 
 def _per_length(model, n_min: int, n_max, args, as_json: bool) -> int:
     """--tau, else (without --derive) the model's temperature_interval or temperature, else a derived schedule."""
+    from ..certifier import certificate_text, merge_exhaustive
     from ..length_report import length_report, summary
 
     if n_min > model.max_length:
@@ -64,10 +65,8 @@ def _per_length(model, n_min: int, n_max, args, as_json: bool) -> int:
     verdicts = length_report(model, n_min, top, tau, interval=interval)
     overall = "refuted" if any(v.verdict == "refuted" for v in verdicts) else \
         "certified" if all(v.verdict == "certified" for v in verdicts) else "not proved"
+    cert = merge_exhaustive(model, [v.certificate for v in verdicts]) if overall == "certified" else None
     if args.out:  # one certificate: every length certified by L-exhaustive on one τ interval
-        from ..certifier import certificate_text, merge_exhaustive
-
-        cert = merge_exhaustive(model, [v.certificate for v in verdicts]) if overall == "certified" else None
         if cert is None:
             raise UserError("--out: a bounded model's certificate needs every length certified by L-exhaustive at "
                             "one temperature (run with --tau, or without --derive)")
@@ -79,7 +78,10 @@ def _per_length(model, n_min: int, n_max, args, as_json: bool) -> int:
         shown = to_text(tau) if tau is not None else None if interval is None else verdicts[0].tau
         print(json.dumps({"verdict": overall, "model": model.name, "n_min": n_min, "n_max": top,
                           "tau": shown, "max_length": model.max_length,
-                          "lengths": [v.as_json() for v in verdicts]}))
+                          "lengths": [v.as_json() for v in verdicts],
+                          **({"claim": cert["claim"], "certificate": cert} if cert is not None else {}),
+                          **({"certificate_path": args.out} if cert is not None and args.out else {}),
+                          **({} if overall == "certified" else {"reason": summary(verdicts)})}))
     else:
         print(f"{overall}: {model.name}: {summary(verdicts)}")
     return {"certified": 0, "refuted": 1, "not proved": 2}[overall]
