@@ -15,7 +15,8 @@ The per-word bounds, by induction over layers (an embedding is exact, r = 0):
 * head, query i, visible keys j, hard maxima W (score m), deficits d_j = m − s_j > 0 off W:
   |s̃_ij − s_ij| ≤ σ_ij = (|x_i| + r_i)ᵀ|A| r_j + r_iᵀ|A||x_j|.  With x = σ/τ_lo ≤ 1 off W and
   2x ≤ 0.69 on W: the weight off W is ≤ λ = Σ_{j∉W} e^{−d_j/τ_hi}(1 + 2x_j) / (|W|(1 − x_W))
-  (e^x ≤ 1 + 2x on [0, 1], e^{−x} ≥ 1 − x), and ‖w̃ − h‖₁ ≤ 2λ + (e^{2x_W} − 1) ≤ 2λ + 4x_W
+  (e^x ≤ 1 + 2x on [0, 1] and e^y − 1 ≤ 2y on [0, ln 2], the convex function below its chords
+  1 + (e − 1)x and 1 + y/ln 2; e^{−x} ≥ 1 − x), and ‖w̃ − h‖₁ ≤ 2λ + (e^{2x_W} − 1) ≤ 2λ + 4x_W
   (L-gap's 2r/(m + r), plus the spread of weights inside W, L-lipschitz); ‖w̃ − h‖₁ ≤ 2 always
   (the only bound used for a tie under leftmost/rightmost).  Then |õ − o| ≤ max_j ρ_j +
   ‖w̃ − h‖₁·(max_j y_j − min_j y_j)/2 for the head's output o = mean of y over W, with

@@ -204,5 +204,5 @@ def exhaustive_record(model, checks, tau_lo: Fraction, tau_hi: Fraction) -> dict
 
 def exhaustive_obligations(record: dict) -> list[dict]:
     words = sum(item["words"] for item in record["lengths"])
-    return [{"id": "exhaustive", "kind": "ball", "statement": EXHAUSTIVE_STATEMENT, "lemma": "L-exhaustive",
+    return [{"id": "exhaustive", "kind": "ball", "statement": EXHAUSTIVE_STATEMENT, "lemma": "L-gap",
              "evidence": f"kernel: exact hard runs and outward-rounded per-word bounds on {words} words"}]
