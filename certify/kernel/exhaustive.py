@@ -225,7 +225,8 @@ class _Engine:
                 c_abs[vd.index(v), od.index(o)] = _f_up(abs(c))
             heads.append({"head": head, "qd": qd, "kd": kd, "coef": coef, "a_abs": a_abs, "od": od, "vd": vd,
                           "value": value, "c_abs": c_abs, "vis": _visible(head.visible, self.m, self.first, np),
-                          "q": {}, "k": {}, "y": {}, "scores": {}, "values": _Table(), "queries": _Table(), "keys": _Table(), "yf": {}, "xf": {}})
+                          "q": {}, "k": {}, "y": {}, "scores": {}, "values": _Table(), "queries": _Table(),
+                          "keys": _Table(), "yf": {}, "xf": {}})
         return ("attention", layer, heads)
 
     # ------------------------------------------------------------ one batch of words
