@@ -70,6 +70,7 @@ class Claim:
     error_bound: str  # an upper bound on |soft − hard| at the output ("0": exactly equal)
     margin: str  # a lower bound on |hard output − threshold|
     precision: str | None = None  # the floating-point format the soft model is evaluated in (None: exact)
+    tau_interval: tuple[str, str] | None = None  # L-exhaustive: the claim holds for every τ in [lo, hi]
 
     @classmethod
     def of(cls, certificate: Mapping) -> "Claim":
@@ -80,7 +81,7 @@ class Claim:
             return cls(str(certificate.get("model_name")), str(certificate.get("model_sha256")), claim["n_min"],
                        claim["n_max"], str(claim["tau"]), str(claim["error_bound"]), str(claim["margin"]),
                        (claim.get("precision") or {}).get("format") if isinstance(claim.get("precision"), Mapping)
-                       else None)
+                       else None, tuple(claim["tau_interval"]) if isinstance(claim.get("tau_interval"), list) else None)
         except KeyError as exc:
             raise UserError(f"certificate: claim.{exc.args[0]} is missing") from None
 
@@ -88,8 +89,10 @@ class Claim:
         bound = ("the soft output equals the hard output exactly" if self.error_bound == "0"
                  else f"output error ≤ {self.error_bound} < margin {self.margin}")
         where = f" evaluated in {self.precision}" if self.precision else ""
+        at = f"for every τ in [{self.tau_interval[0]}, {self.tau_interval[1]}]" if self.tau_interval and \
+            self.tau_interval[0] != self.tau_interval[1] else f"at τ(n) = {self.tau}"
         return (f"{self.model}: soft{where} = hard for every input of length {self.n_min}..{self.n_max} "
-                f"at τ(n) = {self.tau} ({bound})")
+                f"{at} ({bound})")
 
 
 @dataclass(frozen=True)

@@ -98,6 +98,8 @@ def audit(cert: dict, model: Model, max_len: int | None = None, cfg: AuditConfig
           progress: Callable[[int], None] | None = None) -> AuditResult:
     """Test every statement of ``cert`` on the words of :func:`words_to_audit`."""
     claim = cert["claim"]
+    if "exhaustive" in cert:
+        return _audit_exhaustive(cert, model, max_len, cfg, progress)
     tau = parse_expr(claim["tau"], variables=("n",), allow_log=True)
     plan = _Plan(cert, model, tau, cfg)
     words = checks = 0
@@ -255,6 +257,48 @@ class _Plan:
                          f"soft output {format_value(s)} vs hard {format_value(h)} (|Δ| {float(diff):.6g} > {bound}); "
                          f"decisions soft {sd}, hard {d}")
         return 2 * len(positions)
+
+
+def _audit_exhaustive(cert: dict, model: Model, max_len, cfg: AuditConfig, progress) -> AuditResult:
+    """An L-exhaustive certificate on concrete words: the hard clearance (top − runner-up, or |y − θ|) is at
+    least margin_lower, and soft at both ends of tau_interval decides as hard within error_upper (float
+    screen, mpmath confirmation)."""
+    claim, rec = cert["claim"], cert["exhaustive"]
+    by_n = {item["n"]: item for item in rec["lengths"]}
+    taus = [Fraction(v) for v in rec["tau_interval"]]
+    argmax = bool(model.output.argmax)
+    words = checks = 0
+    for word in words_to_audit(model, claim["n_min"], claim["n_max"], max_len, cfg):
+        item = by_n[len(word)]
+        run = hard_run(model, word)
+        text = " ".join(word) if any(len(s) > 1 for s in model.alphabet) else "".join(word)
+        positions = [run.first_position + r for r in run.output_rows]
+        margin = Fraction(item["margin_lower"])
+        if margin:
+            for y, p in zip(run.outputs, positions):
+                clear = _top_two(y)[0] - _top_two(y)[1] if argmax else abs(y - model.output.threshold)
+                checks += 1
+                if clear < margin:
+                    return AuditResult(words + 1, 2, checks, AuditFailure(
+                        f"exhaustive.lengths[n={len(word)}].margin_lower", text, len(word), p,
+                        f"hard clearance {float(clear):.6g} is below {item['margin_lower']}"))
+        bound = Fraction(item["error_upper"])
+        for tau in taus if words < cfg.soft_words else ():
+            fast = float_run(model, word, tau, "float64")
+            checks += 1
+            if all(fd == hd and _distance(s, h, float) <= float(bound) + cfg.screen_tolerance * max(1.0, _size(h))
+                   for s, h, fd, hd in zip(fast.outputs, run.outputs, fast.decisions, run.decisions)):
+                continue
+            exact = soft_run(model, word, tau, dps=cfg.confirm_dps)
+            for s, sd, h, d, p in zip(exact.outputs, exact.decisions, run.outputs, run.decisions, positions):
+                if sd != d or _distance(s, h, _mp_fraction) > bound + cfg.confirm_slack:
+                    return AuditResult(words + 1, 2, checks, AuditFailure(
+                        f"exhaustive.lengths[n={len(word)}].error_upper", text, len(word), p,
+                        f"at τ = {tau}: soft {format_value(s)} vs hard {format_value(h)}, decisions {sd} / {d}"))
+        words += 1
+        if progress is not None:
+            progress(words)
+    return AuditResult(words, 2 * len(by_n), checks, None)
 
 
 def tail_at(tail: dict, n: int) -> dict:

@@ -45,6 +45,8 @@ class CertifyConfig:
     refute: bool = True  # search a counterexample when not proved (sweeps that only test soundness skip it)
     tail_start: int = 10**12 + 1  # --nmax inf: boxes cover [n_min, N₀ − 1] (the 10^12 cover), the tail [N₀, ∞)
     tail_backoff: int = 4  # a derived κ whose tail does not settle is halved at most this often
+    exhaustive_words: int = 60000  # bounded models: L-exhaustive at a length n while |Σ|^n is at most this
+    exhaustive_halvings: int = 12  # derived schedules under L-exhaustive: τ₀, τ₀/2, …, τ₀/2^12
 
 
 @dataclass
@@ -56,6 +58,7 @@ class Outcome:
     tau: Expr | None = None
     reports: list = field(default_factory=list)
     blockers: list = field(default_factory=list)  # not proved: every head or coordinate with its missing fact
+    undecided: tuple | None = None  # L-exhaustive not proved: the first word its bound does not decide
 
 
 Progress = Callable[[str, int, int], None]
@@ -342,6 +345,57 @@ def _unproved(model: Model, why: str, tau: Expr | None, n_min: int, n_max: int, 
     if cex is not None:
         return Outcome("refuted", reason=cex.reason, counterexample=cex, tau=tau)
     return Outcome("not proved", reason=why, tau=tau, blockers=blockers or [why])
+
+
+def certify_exhaustive(model: Model, n: int, tau_lo: Fraction, tau_hi: Fraction) -> Outcome:
+    """L-exhaustive at length n (kernel/exhaustive.py): every word's soft decision equals the hard one for
+    every τ in [tau_lo, tau_hi]; not proved names the first word the per-word bound does not decide."""
+    from .kernel.exhaustive import check_length
+
+    got = check_length(model, n, tau_lo, tau_hi)
+    tau = Num(Fraction(tau_hi))
+    if not got.ok:
+        word = "".join(got.word) if all(len(s) == 1 for s in model.alphabet) else " ".join(got.word)
+        why = f"at n = {n} the per-word bound (L-exhaustive) does not decide `{word}`"
+        return Outcome("not proved", reason=why, tau=tau, blockers=[why], undecided=got.word)
+    return Outcome("certified", certificate=build_exhaustive_certificate(model, [got], tau_lo, tau_hi), tau=tau)
+
+
+def build_exhaustive_certificate(model: Model, checks: list, tau_lo: Fraction, tau_hi: Fraction) -> dict:
+    """The certificate of L-exhaustive results at consecutive lengths (checked by re-running them)."""
+    from .kernel.records import exhaustive_obligations, exhaustive_record
+
+    record = exhaustive_record(model, checks, Fraction(tau_lo), Fraction(tau_hi))
+    return {
+        "format": FORMAT,
+        "model_sha256": model.sha256,
+        "model_name": model.name,
+        "claim": {"n_min": checks[0].n, "n_max": checks[-1].n, "tau": record["tau_interval"][1],
+                  "tau_interval": record["tau_interval"],
+                  "error_bound": max((c["error_upper"] for c in record["lengths"]), key=Fraction),
+                  "margin": min((c["margin_lower"] for c in record["lengths"]), key=Fraction), "verdict": "certified"},
+        "analysis": {"heads": [], "ffns": []},
+        "exhaustive": record,
+        "boxes": [],
+        "obligations": exhaustive_obligations(record),
+        "tools": _tools(),
+    }
+
+
+def merge_exhaustive(model: Model, certificates: list[dict]) -> dict | None:
+    """One certificate for consecutive lengths certified by L-exhaustive on one τ interval (None otherwise)."""
+    from .kernel.exhaustive import LengthCheck
+
+    records = [c.get("exhaustive") for c in certificates]
+    if not records or None in records or len({tuple(r["tau_interval"]) for r in records}) != 1:
+        return None
+    items = [item for r in records for item in r["lengths"]]
+    if [i["n"] for i in items] != list(range(items[0]["n"], items[-1]["n"] + 1)):
+        return None
+    checks = [LengthCheck(i["n"], i["words"], True, Fraction(i["margin_lower"]) or None, Fraction(i["error_upper"]))
+              for i in items]
+    lo, hi = (Fraction(v) for v in records[0]["tau_interval"])
+    return build_exhaustive_certificate(model, checks, lo, hi)
 
 
 def build_certificate(model: Model, st: Structure, tau: Expr, n_min: int, n_max: int,

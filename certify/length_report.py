@@ -1,13 +1,18 @@
 """Per-length verdicts for bounded models (v2 ``max_length``), as a tracr user asks them:
 "certified for n ≤ 7; refuted at n = 8 by ``aabbabab``".
 
-For each n the kernel certifies the single box [n, n] (the same proof as for a range,
-so a certified length is a kernel claim).  When it does not, a counterexample is
-searched at that n: every word while |Σ|^n is small, else seeded random words; a
-fast float64 filter proposes words, and a word is reported only when the exact hard
-evaluator and the mpmath soft evaluator really decide differently (beyond rounding
-noise).  Without a temperature, each length gets the hottest κ·shape(n) schedule the
-certifier derives, i.e. the coldness that suffices at that n.
+For each n the kernel proves soft = hard at that length: by L-exhaustive (every word enumerated,
+exact hard runs and rigorous per-word bounds, kernel/exhaustive.py) while |Σ|^n is at most the
+config's ``exhaustive_words``, else on the single box [n, n] (the same proof as for a range).
+Either way a certified length is a kernel claim with its certificate.  When it does not, a
+counterexample is searched at that n: first the word L-exhaustive could not decide, then every
+word while |Σ|^n is small, else seeded random words; a fast float64 filter proposes words, and a
+word is reported only when the exact hard evaluator and the mpmath soft evaluator really decide
+differently (beyond rounding noise).  A temperature may be a schedule τ(n) or an interval
+[lo, hi] (the model's ``temperature_interval``: L-exhaustive then proves every τ in it).  Without
+one, each length gets a derived schedule: under L-exhaustive the first of τ₀, τ₀/2, τ₀/4, … that
+certifies (τ₀ the interval's upper end, else the model's temperature, else 1), under the boxes the
+hottest κ·shape(n) the certifier derives — the coldness that suffices at that n.
 """
 from __future__ import annotations
 
@@ -19,10 +24,10 @@ from fractions import Fraction
 
 import mpmath
 
-from .certifier import CertifyConfig, certify
+from .certifier import CertifyConfig, Outcome, certify, certify_exhaustive
 from .evaluate import float_run, hard_run, soft_run
 from .errors import ExprError
-from .expr import Expr, eval_exact, eval_mp, to_text
+from .expr import Expr, Num, eval_exact, eval_mp, to_text
 from .model import Model, format_word
 from .refute import decision_clearance
 
@@ -46,35 +51,83 @@ class LengthVerdict:
     tau: str | None  # the temperature checked (or derived) at this n
     word: str | None = None  # refuted: a word on which soft and hard decide differently
     reason: str = ""
+    rule: str = ""  # certified: "L-exhaustive" (every word enumerated) or "boxes" (the kernel's box [n, n])
+    certificate: dict | None = None  # certified: the kernel's certificate of this length
 
     def as_json(self) -> dict:
         out = {"n": self.n, "verdict": self.verdict, "tau": self.tau}
-        if self.word is not None:
-            out["word"] = self.word
-        if self.reason:
-            out["reason"] = self.reason
+        for key in ("word", "reason", "rule"):
+            if getattr(self, key):
+                out[key] = getattr(self, key)
+        if self.certificate is not None and "exhaustive" in self.certificate:
+            out["words"] = self.certificate["exhaustive"]["lengths"][0]["words"]
+            out["margin"] = self.certificate["claim"]["margin"]
         return out
 
 
 def length_report(model: Model, n_min: int, n_max: int, tau: Expr | None,
-                  search: SearchConfig = SearchConfig()) -> list[LengthVerdict]:
-    """One verdict per n in [n_min, n_max] (n_max at most the model's max_length)."""
-    cfg = CertifyConfig(refute=False)
+                  search: SearchConfig = SearchConfig(), interval: tuple[Fraction, Fraction] | None = None,
+                  cfg: CertifyConfig = CertifyConfig(refute=False)) -> list[LengthVerdict]:
+    """One verdict per n in [n_min, n_max] (n_max at most the model's max_length), at ``tau`` (a schedule),
+    at every τ of ``interval``, or at a derived schedule when both are None."""
     out = []
     for n in range(n_min, n_max + 1):
-        outcome = certify(model, n, n, tau, cfg=cfg)
+        exhaustive = len(model.alphabet) ** n <= cfg.exhaustive_words
+        ends = interval if interval is not None else None if tau is None else _point(tau, n)
+        if exhaustive and ends is not None:
+            outcome = certify_exhaustive(model, n, *ends)
+        elif exhaustive and tau is None:
+            outcome = _derive_exhaustive(model, n, cfg)
+        else:
+            outcome = certify(model, n, n, tau if interval is None else Num(interval[1]), cfg=cfg,
+                              derive=tau is None and interval is None)
         checked = outcome.tau if tau is None else tau
         text = None if checked is None else _at(checked, n)
+        if interval is not None:
+            text = f"[{_fraction_text(interval[0])}, {_fraction_text(interval[1])}]"
         if outcome.verdict == "certified":
-            out.append(LengthVerdict(n, "certified", text))
+            rule = "L-exhaustive" if "exhaustive" in outcome.certificate else "boxes"
+            out.append(LengthVerdict(n, "certified", text, rule=rule, certificate=outcome.certificate))
             continue
-        word = None if checked is None else find_counterexample(model, n, checked, search)
+        word = None if checked is None else _refutation(model, n, checked, outcome, search)
         if word is not None:
             out.append(LengthVerdict(n, "refuted", text, format_word(model, word),
-                                     f"soft at τ = {text} decides differently from hard on this word"))
+                                     f"soft at τ = {_at(checked, n)} decides differently from hard on this word"))
         else:
             out.append(LengthVerdict(n, "not proved", text, reason=outcome.reason or ""))
     return out
+
+
+def _point(tau: Expr, n: int) -> tuple[Fraction, Fraction] | None:
+    """τ(n) as the interval [τ(n), τ(n)] when it is rational (L-exhaustive needs a number), else None."""
+    try:
+        v = eval_exact(tau, {"n": n})
+    except ExprError:
+        return None
+    return (v, v) if v > 0 else None
+
+
+def _derive_exhaustive(model: Model, n: int, cfg: CertifyConfig) -> Outcome:
+    """The first of τ₀, τ₀/2, …, τ₀/2^k that L-exhaustive certifies at n (the last outcome when none does)."""
+    start = model.temperature_interval[1] if model.temperature_interval is not None else \
+        (_point(model.temperature, n) or (Fraction(1),))[0] if model.temperature is not None else Fraction(1)
+    for k in range(cfg.exhaustive_halvings + 1):
+        t = start / 2 ** k
+        outcome = certify_exhaustive(model, n, t, t)
+        if outcome.verdict == "certified":
+            return outcome
+    return outcome
+
+
+def _refutation(model: Model, n: int, tau: Expr, outcome: Outcome, search: SearchConfig):
+    """A confirmed counterexample at n: the word L-exhaustive could not decide, else the search's."""
+    if outcome.undecided is not None and confirmed(model, outcome.undecided, tau, search):
+        return outcome.undecided
+    return find_counterexample(model, n, tau, search)
+
+
+def _fraction_text(v: Fraction) -> str:
+    return str(v.numerator) if v.denominator == 1 else f"{v.numerator}/{v.denominator}"
 
 
 def _at(tau: Expr, n: int) -> str:

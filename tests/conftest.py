@@ -20,14 +20,15 @@ def pytest_configure(config):
 def audit_every_certificate():
     """Wrap the certifier's certificate builder: a certificate whose facts fail on a concrete word fails
     the test that produced it, whatever that test asserts."""
-    build = certifier.build_certificate
-
-    def audited(model, *args, **kwargs):
-        cert = build(model, *args, **kwargs)
-        result = audit(cert, model, cfg=SUITE_AUDIT)
-        assert result.ok, f"fact audit of a certificate for {model.name!r}: {result.failure}"
-        return cert
+    def audited(build):
+        def wrapped(model, *args, **kwargs):
+            cert = build(model, *args, **kwargs)
+            result = audit(cert, model, cfg=SUITE_AUDIT)
+            assert result.ok, f"fact audit of a certificate for {model.name!r}: {result.failure}"
+            return cert
+        return wrapped
 
     with pytest.MonkeyPatch.context() as patch:  # session-wide: module fixtures' certificates too
-        patch.setattr(certifier, "build_certificate", audited)
+        patch.setattr(certifier, "build_certificate", audited(certifier.build_certificate))
+        patch.setattr(certifier, "build_exhaustive_certificate", audited(certifier.build_exhaustive_certificate))
         yield

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from ..api import certify_model, load_model, parse_schedule
 from ..certifier import parse_nmax
@@ -36,8 +37,7 @@ def main(args) -> int:
     if model.max_length is not None:  # a bounded (v2) model: one verdict per length
         if args.derive and args.tau:
             raise UserError("--derive: conflicts with --tau (derive a schedule, or check the given one)")
-        return _per_length(model, n_min, n_max, None if args.derive or not args.tau else parse_schedule(args.tau),
-                           args.json)
+        return _per_length(model, n_min, n_max, args, args.json)
     with Progress(not args.quiet) as progress:
         result = certify_model(model, n_max, n_min, args.tau, args.derive, progress, args.precision)
     if result.certificate is not None and args.out:
@@ -52,19 +52,36 @@ def main(args) -> int:
     return result.exit_code
 
 
-def _per_length(model, n_min: int, n_max, tau, as_json: bool) -> int:
+def _per_length(model, n_min: int, n_max, args, as_json: bool) -> int:
+    """--tau, else (without --derive) the model's temperature_interval or temperature, else a derived schedule."""
+    from ..certifier import certificate_text, merge_exhaustive
     from ..length_report import length_report, summary
 
     if n_min > model.max_length:
         raise UserError(f"--nmin {n_min} is above the model's max_length {model.max_length}")
     top = model.max_length if n_max == "inf" else min(n_max, model.max_length)
-    verdicts = length_report(model, n_min, top, tau)
+    tau = parse_schedule(args.tau) if args.tau else None if args.derive else model.temperature
+    interval = model.temperature_interval if tau is None and not args.derive else None
+    verdicts = length_report(model, n_min, top, tau, interval=interval)
     overall = "refuted" if any(v.verdict == "refuted" for v in verdicts) else \
         "certified" if all(v.verdict == "certified" for v in verdicts) else "not proved"
+    cert = merge_exhaustive(model, [v.certificate for v in verdicts]) if overall == "certified" else None
+    if args.out:  # one certificate: every length certified by L-exhaustive on one τ interval
+        if cert is None:
+            raise UserError("--out: a bounded model's certificate needs every length certified by L-exhaustive at "
+                            "one temperature (run with --tau, or without --derive)")
+        try:
+            Path(args.out).write_text(certificate_text(cert))
+        except OSError as exc:
+            raise UserError(f"--out: cannot write {args.out}: {exc.strerror}") from None
     if as_json:
+        shown = to_text(tau) if tau is not None else None if interval is None else verdicts[0].tau
         print(json.dumps({"verdict": overall, "model": model.name, "n_min": n_min, "n_max": top,
-                          "tau": None if tau is None else to_text(tau), "max_length": model.max_length,
-                          "lengths": [v.as_json() for v in verdicts]}))
+                          "tau": shown, "max_length": model.max_length,
+                          "lengths": [v.as_json() for v in verdicts],
+                          **({"claim": cert["claim"], "certificate": cert} if cert is not None else {}),
+                          **({"certificate_path": args.out} if cert is not None and args.out else {}),
+                          **({} if overall == "certified" else {"reason": summary(verdicts)})}))
     else:
         print(f"{overall}: {model.name}: {summary(verdicts)}")
     return {"certified": 0, "refuted": 1, "not proved": 2}[overall]

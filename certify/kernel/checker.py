@@ -18,8 +18,9 @@ from .bounds import BoxFailure, analyse_box
 from .polyid import is_zero
 from .positivity import check_tau
 from .rounding_error import RoundingFailure, format_of
-from .records import (box_record, facts_record, ffn_record, head_record, kernel_obligations, lower,
-                      structural_margin, upper)
+from .exhaustive import check_length
+from .records import (box_record, exhaustive_obligations, facts_record, ffn_record, head_record, kernel_obligations,
+                      lower, structural_margin, upper)
 from .structure import Unsupported, analyse
 from .tail import TailFailure, analyse_tail, tail_record
 
@@ -74,6 +75,8 @@ def check(cert: dict, model: Model) -> CheckResult:
         tau = parse_expr(claim.get("tau"), variables=("n",), allow_log=True)
     except (ExprError, TypeError):
         raise CheckFailure("claim.tau", "an expression in n", claim.get("tau")) from None
+    if "exhaustive" in cert:  # L-exhaustive: no structure analysis, every word re-run
+        return _check_exhaustive(cert, model, n_min, n_max, tau)
     fp = None
     if "precision" in claim:  # the soft model in a floating-point format: its rounding joins every box
         try:
@@ -110,6 +113,69 @@ def check(cert: dict, model: Model) -> CheckResult:
     _expect("claim.margin", margin, claim.get("margin"))
     _check_obligations(cert, st, len(reports), unbounded=tail is not None, tail=tail is not None)
     return CheckResult(len(reports), items + len(reports) + (tail is not None), st, tuple(reports))
+
+
+def _check_exhaustive(cert: dict, model: Model, n_min: int, n_max, tau) -> CheckResult:
+    """Re-run L-exhaustive at every recorded length; the recorded margins must be at most, and the error
+    bounds at least, what the kernel finds (so a machine whose BLAS sums in another order agrees)."""
+    rec = cert["exhaustive"]
+    if not isinstance(rec, dict) or not isinstance(rec.get("lengths"), list):
+        raise CheckFailure("exhaustive", "an object with a list of lengths", rec)
+    _expect("exhaustive.rule", "L-exhaustive", rec.get("rule"))
+    _expect("exhaustive.alphabet", list(model.alphabet), rec.get("alphabet"))
+    try:
+        lo, hi = (Fraction(v) for v in rec.get("tau_interval"))
+    except (TypeError, ValueError, ZeroDivisionError):
+        raise CheckFailure("exhaustive.tau_interval", "[lo, hi], two rationals", rec.get("tau_interval")) from None
+    if not 0 < lo <= hi:
+        raise CheckFailure("exhaustive.tau_interval", "0 < lo <= hi", rec.get("tau_interval"))
+    _expect("claim.tau_interval", rec["tau_interval"], cert["claim"].get("tau_interval"))
+    if n_max == "inf" or model.max_length is not None and n_max > model.max_length:
+        raise CheckFailure("claim.n_max", "a length the model is defined at", n_max)
+    _expect("exhaustive.lengths (n)", list(range(n_min, n_max + 1)),
+            [item.get("n") if isinstance(item, dict) else None for item in rec["lengths"]])
+    margins, errors = [], []
+    for k, item in enumerate(rec["lengths"]):
+        n = item["n"]
+        if _value_at(tau, n) != hi:
+            raise CheckFailure("claim.tau", f"the interval's upper end {hi} at n = {n}", cert["claim"].get("tau"))
+        got = check_length(model, n, lo, hi)
+        if not got.ok:
+            raise CheckFailure(f"exhaustive.lengths[{k}]", "every word decided as hard",
+                               f"the bound does not decide {''.join(got.word)!r}")
+        _expect(f"exhaustive.lengths[{k}].words", got.words, item.get("words"))
+        margin, error = _fraction(item, "margin_lower", k), _fraction(item, "error_upper", k)
+        if margin is None or (margin == 0) != (got.margin is None) or margin and not margin <= got.margin:
+            raise CheckFailure(f"exhaustive.lengths[{k}].margin_lower", f"0 < margin <= {got.margin} (0: all exact)",
+                               margin)
+        if error is None or error < got.error:
+            raise CheckFailure(f"exhaustive.lengths[{k}].error_upper", f"at least {got.error}", error)
+        margins.append(item["margin_lower"])
+        errors.append(item["error_upper"])
+    _expect("claim.margin", min(margins, key=Fraction), cert["claim"].get("margin"))
+    _expect("claim.error_bound", max(errors, key=Fraction), cert["claim"].get("error_bound"))
+    _expect("boxes", [], cert.get("boxes"))
+    _expect("obligations", exhaustive_obligations(rec), cert.get("obligations"))
+    return CheckResult(0, len(rec["lengths"]))
+
+
+def _value_at(tau, n: int):
+    from ..expr import eval_exact
+
+    try:
+        return eval_exact(tau, {"n": n})
+    except ExprError:
+        return None
+
+
+def _fraction(item: dict, key: str, k: int) -> Fraction | None:
+    v = item.get(key)
+    if v is None:
+        return None
+    try:
+        return Fraction(str(v))
+    except (ValueError, ZeroDivisionError):
+        raise CheckFailure(f"exhaustive.lengths[{k}].{key}", "a decimal", v) from None
 
 
 def _check_boxes(boxes: list, model: Model, st, tau, fp=None) -> list:

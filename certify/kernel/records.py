@@ -180,3 +180,29 @@ def _head_statements(f: HeadFact) -> list[dict]:
     if f.homogeneous or f.kind == "ziggurat" and f.head.hard != "average":
         out.append({"kind": "maxima_same_value"})
     return out
+
+
+EXHAUSTIVE_STATEMENT = ("every word of every recorded length: the soft output decides as the hard one for every τ "
+                        "in tau_interval, with (clearance − error bound) ≥ margin_lower")
+
+
+def fraction_text(v: Fraction) -> str:
+    return str(v.numerator) if v.denominator == 1 else f"{v.numerator}/{v.denominator}"
+
+
+def exhaustive_record(model, checks, tau_lo: Fraction, tau_hi: Fraction) -> dict:
+    """The certificate's entry for L-exhaustive (kernel/exhaustive.py): per length its word count, a lower
+    bound on the least margin (rounded down) and an upper bound on the output error (rounded up)."""
+    from .exhaustive import LEMMAS
+
+    return {"rule": "L-exhaustive", "lemmas": list(LEMMAS), "alphabet": list(model.alphabet),
+            "tau_interval": [fraction_text(tau_lo), fraction_text(tau_hi)],
+            "lengths": [{"n": c.n, "words": c.words,
+                         "margin_lower": "0" if c.margin is None else _decimal(c.margin, up=False),  # 0: all exact
+                         "error_upper": _decimal(c.error, up=True) if c.error else "0"} for c in checks]}
+
+
+def exhaustive_obligations(record: dict) -> list[dict]:
+    words = sum(item["words"] for item in record["lengths"])
+    return [{"id": "exhaustive", "kind": "ball", "statement": EXHAUSTIVE_STATEMENT, "lemma": "L-gap",
+             "evidence": f"kernel: exact hard runs and outward-rounded per-word bounds on {words} words"}]
