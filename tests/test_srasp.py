@@ -20,7 +20,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from certify.certifier import certify
 from certify.cli import main
+from certify.expr import to_text
+from certify.kernel.checker import check
 from certify.errors import UserError
 from certify.evaluate import hard_run
 from certify.hard_batch import hard_batch
@@ -331,3 +334,14 @@ def test_docs_examples_are_the_shipped_programs_and_the_api_example_runs():
     namespace: dict = {}
     exec(re.search(r"```python\n(.*?)```", text, re.S).group(1), namespace)  # noqa: S102 - the page's own example
     assert namespace["model"]["format"] == "hardsoft.model/1"
+
+
+@pytest.mark.parametrize("stem", ["prefix-majority", "dyck-1", "dyck-2", "dyck-3"])
+def test_proposed_temperature_is_certified_for_every_length(stem):
+    """The compiler's proposed τ(n) is one the kernel proves, for every n (issue 16 on the S-RASP
+    programs; sort and histogram take minutes, their derived schedules are in benchmarks/srasp_table.md)."""
+    model = model_from_dict(json.loads((SHIPPED / f"{stem}.json").read_text()))
+    outcome = certify(model, 1, "inf")
+    assert outcome.verdict == "certified", outcome.reason
+    assert to_text(outcome.tau) == to_text(model.temperature)
+    check(outcome.certificate, model)
