@@ -14,6 +14,7 @@ import argparse
 import difflib
 import importlib
 import json
+import os
 import re
 import sys
 from pathlib import Path
@@ -131,6 +132,9 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("certify: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # `certify … | head`: the reader left; stop quietly, no traceback
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_OK
 
 
 if __name__ == "__main__":
