@@ -230,15 +230,17 @@ def derive_blockers(model: Model, st: Structure, probes: list[tuple[int, int]], 
 
 
 def certify(model: Model, n_min: int, n_max: int | str, tau: Expr | None = None, cfg: CertifyConfig = CertifyConfig(),
-            progress: Progress = _no_progress, derive: bool = False) -> Outcome:
+            progress: Progress = _no_progress, derive: bool = False, st: Structure | None = None) -> Outcome:
     """Prove soft = hard on [n_min, n_max] at ``tau``, else the model's proposed temperature, else a
-    derived schedule; ``derive`` ignores the model's proposal (so a file need not be edited to ask)."""
+    derived schedule; ``derive`` ignores the model's proposal (so a file need not be edited to ask).
+    ``st``: the model's structure when the caller already analysed it (the per-length report certifies
+    one length at a time, and the analysis does not depend on the length)."""
     if model.max_length is not None and (n_max == "inf" or n_max > model.max_length):
         from .errors import UserError  # a bounded (v2) model means nothing beyond max_length
 
         raise UserError(f"--nmax {n_max} is above the model's max_length {model.max_length}")
     try:
-        st = analyse(model)
+        st = analyse(model) if st is None else st
     except Unsupported as exc:
         return _unproved(model, str(exc), tau, n_min, n_max, cfg, exc.blockers)
     proposed = tau if tau is not None else None if derive else model.temperature
