@@ -179,6 +179,11 @@ def _colder_in_format(model: Model, st, tau: Expr, boxes: list[tuple[int, int]],
     for k in range(1, pcfg.colder_steps + 1):
         colder = parse_expr(to_text(_scaled(Fraction(1, 2 ** k), tau)), variables=("n",), allow_log=True)
         progress(f"deriving τ(n) in {fmt.name}", k, pcfg.colder_steps)
+        if not _passes(model, st, colder, best[2].n, fmt):  # its prefix ends before the best one's failure:
+            stale += 1                                       # no longer prefix, and no walk needed to know it
+            if stale >= pcfg.colder_patience:
+                break
+            continue
         found = (colder, *certified_prefix(model, st, colder, boxes, fmt, progress))
         if found[2] is None:
             return found
@@ -189,15 +194,19 @@ def _colder_in_format(model: Model, st, tau: Expr, boxes: list[tuple[int, int]],
     return best
 
 
+def _passes(model: Model, st, tau: Expr, n: int, fmt: FloatFormat) -> bool:
+    try:
+        return analyse_box(model, st, tau, n, n, fmt).ok
+    except BoxFailure:
+        return False
+
+
 def bits_needed(model: Model, st, tau: Expr, n: int, cfg: PrecisionConfig = PrecisionConfig()) -> int | None:
     """The fewest significand bits p for which the kernel certifies length n in a p-bit format with
     no over- or underflow (accumulating in itself); None when even max_bits fails.  The bounds grow
     with u = 2^-p, so bisection finds the least passing p."""
     def ok(p: int) -> bool:
-        try:
-            return analyse_box(model, st, tau, n, n, bits_format(p)).ok
-        except BoxFailure:
-            return False
+        return _passes(model, st, tau, n, bits_format(p))
 
     if not ok(cfg.max_bits):
         return None
