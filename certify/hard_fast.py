@@ -12,7 +12,9 @@ the models' widths, so the bound has a 10⁵ margin).  A key whose float score i
 2·max B below the row's float maximum is strictly below the exact maximum, so only the
 remaining candidates are scored in Fractions (once per distinct key vector), and the winners
 are those exactly equal to the largest of them.  Values are averaged exactly (prefix sums
-when the winners are the whole visible range, else counts of distinct value vectors).
+when the winners are the whole visible range, else counts of distinct value vectors).  The float
+scores are formed a block of query rows at a time (:data:`BLOCK_ENTRIES`), so memory stays O(n) per
+block instead of n × n — the finite-precision runs compare against this reference at n = 2^16.
 """
 from __future__ import annotations
 
@@ -23,6 +25,7 @@ from .evaluate import Run, _ffn, check_word, embed, read_outputs, visible_keys
 from .model import AttentionLayer, Head, Model
 
 RELATIVE_SCORE_ERROR = 1e-9  # bound on |float score − exact score| / Σ|terms| (see the module docstring)
+BLOCK_ENTRIES = 2 ** 24  # float scores held at once (query rows × keys): 128 MiB a matrix, so n = 2^16 fits
 
 
 def hard_run_fast(model: Model, word: Sequence[str]) -> Run:
@@ -76,16 +79,21 @@ def _head(head: Head, rows: list[list], X, A, index: dict, first: int, last: int
     for row in rows:
         for p, v in zip(prefix, value_dims):
             p.append(p[-1] + row[v])
-    F = (X @ S) @ X.T
-    B = RELATIVE_SCORE_ERROR * ((A @ np.abs(S)) @ A.T)
-    if not (np.isfinite(F).all() and np.isfinite(B).all()):
-        raise OverflowError("scores overflow float64; use certify.evaluate.hard_run")
+    XS, AS = X @ S, A @ np.abs(S)
+    per_block = max(1, BLOCK_ENTRIES // len(rows))
+    start = None
     position_of = {k: p for p, k in enumerate(key_dims)}
     for i in range(first, last + 1):
         keys = visible_keys(head.visible, i, first, last)
         if len(keys) == 0:
             continue
         r, lo, hi = i - first, keys.start - first, keys.stop - first
+        if start is None or not start <= r < start + per_block:  # float scores of the next block of rows
+            start = r
+            F = XS[start:start + per_block] @ X.T
+            B = RELATIVE_SCORE_ERROR * (AS[start:start + per_block] @ A.T)
+            if not (np.isfinite(F).all() and np.isfinite(B).all()):
+                raise OverflowError("scores overflow float64; use certify.evaluate.hard_run")
         xi = rows[r]
         weights: dict[int, Fraction] = {}
         for q, k, c in head.score:
@@ -94,8 +102,8 @@ def _head(head: Head, rows: list[list], X, A, index: dict, first: int, last: int
         if not any(weights.values()):  # every visible key scores 0: all tie
             winners = np.arange(lo, hi)
         else:
-            f = F[r, lo:hi]
-            candidates = np.nonzero(f >= f.max() - 2 * B[r, lo:hi].max())[0] + lo
+            f = F[r - start, lo:hi]
+            candidates = np.nonzero(f >= f.max() - 2 * B[r - start, lo:hi].max())[0] + lo
             ids = np.unique(key_ids[candidates])
             scores = {int(u): sum((w * key_vectors[u][position_of[k]] for k, w in weights.items()), Fraction(0))
                       for u in ids}

@@ -42,3 +42,17 @@ def assert_certificate_holds(model, claim: dict, words) -> int:
                 assert abs(s - exact) <= bound + TOLERANCE, (word, h, s, claim)
         count += 1
     return count
+
+
+def tampered(certificate: dict, path: tuple, value) -> dict:
+    """A deep copy of the certificate with the entry at ``path`` (keys and indices) set to ``value``:
+    the checker must reject every such edit of a recorded fact."""
+    import copy
+
+    bad = copy.deepcopy(certificate)
+    target = bad
+    for key in path[:-1]:
+        target = target[key]
+    target[path[-1]] = value
+    return bad
+

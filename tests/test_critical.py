@@ -56,6 +56,21 @@ def test_fast_hard_run_equals_the_reference_on_shipped_models(path):
             assert fast.streams[-1] == ref.streams[-1] and fast.decisions == ref.decisions, word
 
 
+@pytest.mark.parametrize("path", SHIPPED[::3], ids=_ids(SHIPPED[::3]))
+def test_fast_hard_run_in_blocks_of_rows_equals_the_reference(path, monkeypatch):
+    """Scores formed a few query rows at a time (as at n = 2^16) give the same exact run."""
+    import certify.hard_fast as hf
+
+    model = load_model(path)
+    rng = random.Random(11)
+    for n in (5, 17):
+        word = [rng.choice(model.alphabet) for _ in range(n)]
+        ref = hard_run(model, word)
+        for entries in (1, 2 * (n + 1), 7 * (n + 1)):  # one row, two rows, seven rows a block
+            monkeypatch.setattr(hf, "BLOCK_ENTRIES", entries)
+            assert hard_run_fast(model, word).streams == ref.streams, (entries, word)
+
+
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.large_base_example])
 @given(data=models().flatmap(lambda m: words(m, 1, 7).map(lambda w: (m, w))))
 def test_fast_hard_run_equals_the_reference_on_random_models(data):

@@ -24,6 +24,7 @@ from certify.kernel.exhaustive import _Engine, check_length
 from certify.length_report import confirmed, length_report
 from certify.model import model_from_dict
 from certify.tracr_import import convert, hard_decoded, load_export, tracr_temperature
+from soundness import tampered
 from test_user_json import validate
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "tracr"
@@ -133,13 +134,8 @@ def test_the_checker_reruns_and_rejects_edited_records():
              (("claim", "tau"), "1/1000"),
              (("claim", "n_max"), 5)]
     for path, value in edits:
-        bad = copy.deepcopy(cert)
-        target = bad
-        for key in path[:-1]:
-            target = target[key]
-        target[path[-1]] = value
         with pytest.raises(CheckFailure):
-            check(bad, model)
+            check(tampered(cert, path, value), model)
 
 
 def test_certified_lengths_agree_with_tracrs_recorded_outputs():
