@@ -8,8 +8,9 @@ interpreter costs ~1 ms a word at length 8, so the many-word sweeps compare with
 interpreter (proofs/constructions/srasp_batch.py), itself checked equal to the interpreter name by
 name on every word up to length 5–8, random words up to length 12 and hypothesis-drawn programs.
 The default run checks every word up to length 10 (prefix majority, Dyck-1), 7 (sort, histogram),
-6 (Dyck-2) and 5 (Dyck-3); the slow sweep every word up to length 8 for all six programs (Dyck-3:
-6⁸ = 1.7·10⁶ words) and random words of length up to 64.
+6 (Dyck-2) and 5 (Dyck-3); the slow sweeps every word up to length 8 for all six programs (Dyck-3:
+6⁸ = 1.7·10⁶ words, ~4 minutes) and for the programs written from docs/srasp.md, and random words
+of length up to 64.
 """
 from __future__ import annotations
 
@@ -241,7 +242,8 @@ def test_program_from_the_docs_compiles_and_agrees(name):
 def test_program_from_the_docs_sweep_and_certificate(name, tmp_path):
     program = parse_program(EXTRA[name])
     model = compile_program(program, f"extra-{name}")
-    _agree(program, model, _words(program.alphabet, 8 if len(program.alphabet) == 2 else 5, 20, 64))
+    assert _agree_batched(program, model, range(1, 9)) == sum(len(program.alphabet) ** n for n in range(1, 9))
+    _agree(program, model, _words(program.alphabet, 0, 20, 64))
     path = tmp_path / "m.json"
     path.write_text(dumps_model(model))
     assert main([str(path), "--nmax", "1e3", "--derive", "--quiet", "--out", str(tmp_path / "c.json")]) == 0
@@ -402,8 +404,8 @@ def _batch_is_run(name: str, exhaustive: dict, count: int) -> None:
 
 @pytest.mark.parametrize("name", sorted(PROGRAMS))
 def test_batch_interpreter_is_the_interpreter(name):
-    """Every word up to length 8, 6, 5, 4 (alphabets of 2, 3, 4, 6 symbols) and 100 random words up to length 12."""
-    _batch_is_run(name, {2: 8, 3: 6, 4: 5, 6: 4}, 100)
+    """Every word up to length 8, 6, 4, 4 (alphabets of 2, 3, 4, 6 symbols) and 30 random words up to length 12."""
+    _batch_is_run(name, {2: 8, 3: 6, 4: 4, 6: 4}, 30)
 
 
 @pytest.mark.slow
@@ -482,11 +484,22 @@ def _programs(draw):
     return S.checked(("a", "b", "c"), defs, output)
 
 
-@settings(max_examples=60, deadline=None)
+def _same_on_random_words(program, rng) -> None:
+    for n in range(1, 10):
+        _same_as_run(program, [tuple(rng.choice("abc") for _ in range(n)) for _ in range(6)])
+
+
+@settings(max_examples=30, deadline=None)
 @given(_programs(), st.randoms(use_true_random=False))
 def test_batch_interpreter_is_the_interpreter_on_drawn_programs(program, rng):
-    for n in range(1, 8):
-        _same_as_run(program, [tuple(rng.choice("abc") for _ in range(n)) for _ in range(6)])
+    _same_on_random_words(program, rng)
+
+
+@pytest.mark.slow
+@settings(max_examples=1000, deadline=None)
+@given(_programs(), st.randoms(use_true_random=False))
+def test_batch_interpreter_is_the_interpreter_on_drawn_programs_sweep(program, rng):
+    _same_on_random_words(program, rng)
 
 
 def test_batch_interpreter_refuses_what_int64_cannot_hold():
