@@ -4,9 +4,13 @@ The interpreter (proofs/constructions/srasp.py) is the reference semantics; the 
 are checked against independent Python references, and the compiled models against the
 interpreter with the exact hard evaluator (certify/evaluate.py) and, for every word of a length,
 the batched one (certify/hard_batch.py, float-screened, unclear comparisons must be 0).  The
-interpreter costs ~1–4 ms a word at length 8, so the default run checks every word up to a length
-that fits the time budget and the slow sweeps go to length 8 (Dyck-3: 6) and to random words of
-length up to 64.
+interpreter costs ~1 ms a word at length 8, so the many-word sweeps compare with the batched
+interpreter (proofs/constructions/srasp_batch.py), itself checked equal to the interpreter name by
+name on every word up to length 5–8, random words up to length 12 and hypothesis-drawn programs.
+The default run checks every word up to length 10 (prefix majority, Dyck-1), 7 (sort, histogram),
+6 (Dyck-2) and 5 (Dyck-3); the slow sweeps every word up to length 8 for all six programs (Dyck-3:
+6⁸ = 1.7·10⁶ words, ~4 minutes) and for the programs written from docs/srasp.md, and random words
+of length up to 64.
 """
 from __future__ import annotations
 
@@ -19,6 +23,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from certify.certifier import certify
 from certify.cli import main
@@ -31,6 +37,7 @@ from certify.model import dumps_model, model_from_dict
 from certify.kernel.structure import analyse
 from proofs.constructions import srasp as S
 from proofs.constructions.srasp import SraspError, decisions, parse_program, run
+from proofs.constructions.srasp_batch import decisions_batch, run_batch
 from proofs.constructions.srasp_compile import compile_program
 from proofs.constructions.tasks import dyck_reference
 
@@ -125,27 +132,34 @@ def test_compiled_agrees_with_interpreter(stem):
     assert _agree(program, model, _words(program.alphabet, FAST[stem], long_words, 64)) > 0
 
 
-def _agree_batched(program, model: dict, lengths) -> int:
-    """Every word of each length, hard decisions by the batched evaluator (no unclear comparison)."""
+def _agree_batched(program, model: dict, lengths, chunk: int = 200_000) -> int:
+    """Every word of each length, in chunks: the compiled model's hard decisions by the batched
+    evaluator (no unclear comparison) against the batched interpreter (tested equal to ``decisions``
+    below)."""
     m = model_from_dict(model)
     checked = 0
     for n in lengths:
-        words = list(itertools.product(program.alphabet, repeat=n))
-        batch = hard_batch(m, words)
-        assert batch.unclear == 0, n
-        for w, got in zip(words, batch.decisions):
-            assert tuple(int(x) if not isinstance(x, (bool, np.bool_)) else bool(x) for x in got) == \
-                decisions(program, w), "".join(w)
-        checked += len(words)
+        every = itertools.product(program.alphabet, repeat=n)
+        while words := list(itertools.islice(every, chunk)):
+            batch = hard_batch(m, words)
+            assert batch.unclear == 0, n
+            want = decisions_batch(program, words)
+            assert batch.decisions.shape == want.shape
+            wrong = np.flatnonzero((batch.decisions != want).any(axis=1))
+            assert wrong.size == 0, "".join(words[wrong[0]])
+            checked += len(words)
     return checked
 
 
-@pytest.mark.parametrize("stem", ["prefix-majority", "dyck-1", "sort", "histogram"])
+BATCHED = {"prefix-majority": 10, "dyck-1": 10, "dyck-2": 6, "dyck-3": 5, "sort": 7, "histogram": 7}
+
+
+@pytest.mark.parametrize("stem", STEMS)
 def test_compiled_agrees_with_interpreter_batched(stem):
-    """Every word of the lengths the interpreter does in seconds, through the batched hard evaluator."""
+    """Every word of the lengths that take a second, through the batched hard evaluator."""
     program = _program(stem)
     model = json.loads((SHIPPED / f"{stem}.json").read_text())
-    top = {"prefix-majority": 10, "dyck-1": 10, "sort": 7, "histogram": 7}[stem]
+    top = BATCHED[stem]
     assert _agree_batched(program, model, range(1, top + 1)) == sum(len(program.alphabet) ** n
                                                                     for n in range(1, top + 1))
 
@@ -153,11 +167,11 @@ def test_compiled_agrees_with_interpreter_batched(stem):
 @pytest.mark.slow
 @pytest.mark.parametrize("stem", STEMS)
 def test_compiled_agrees_with_interpreter_sweep(stem):
-    """Every word up to length 8 (Dyck-3: 6 — its 6^8 = 1.7·10^6 words take the interpreter two
-    hours) through the batched hard evaluator, and 20 random words up to length 64 exactly."""
+    """Every word up to length 8 (Dyck-3: 6^8 = 1.7·10^6 words, minutes) through the batched hard
+    evaluator and the batched interpreter, and 20 random words up to length 64 exactly."""
     program = _program(stem)
     model = json.loads((SHIPPED / f"{stem}.json").read_text())
-    _agree_batched(program, model, range(1, (6 if len(program.alphabet) > 4 else 8) + 1))
+    assert _agree_batched(program, model, range(1, 9)) == sum(len(program.alphabet) ** n for n in range(1, 9))
     _agree(program, model, _words(program.alphabet, 0, 20, 64, seed=7))
 
 
@@ -228,7 +242,8 @@ def test_program_from_the_docs_compiles_and_agrees(name):
 def test_program_from_the_docs_sweep_and_certificate(name, tmp_path):
     program = parse_program(EXTRA[name])
     model = compile_program(program, f"extra-{name}")
-    _agree(program, model, _words(program.alphabet, 8 if len(program.alphabet) == 2 else 5, 20, 64))
+    assert _agree_batched(program, model, range(1, 9)) == sum(len(program.alphabet) ** n for n in range(1, 9))
+    _agree(program, model, _words(program.alphabet, 0, 20, 64))
     path = tmp_path / "m.json"
     path.write_text(dumps_model(model))
     assert main([str(path), "--nmax", "1e3", "--derive", "--quiet", "--out", str(tmp_path / "c.json")]) == 0
@@ -236,6 +251,19 @@ def test_program_from_the_docs_sweep_and_certificate(name, tmp_path):
 
 
 # ---------------------------------------------------------------- language: parser, types, builder
+
+LANGUAGE = {
+    # the page's Python API example (docs/srasp.md), as text
+    "matched": ('alphabet "(" ")"\nopen = tok == "("\ndepth = psum(open) - psum(not open)\n'
+                'm = rightmost(j < i, open[j] and depth[j] - 1 == depth, true, false)\n'
+                'out = m and depth >= 0\noutput all out\n'),
+    # a key/query equality whose values leave 0..n
+    "ranges": ('alphabet "a" "b"\nisa = tok == "a"\nd = psum(isa) - psum(not isa)\n'
+               'm = rightmost(j < i, d[j] == d - 1, true, false)\noutput all m\n'),
+    # an average with a fractional default
+    "average-default": 'alphabet "a" "b"\nisa = tok == "a"\nx = average(j < i, true, isa[j], 1/2) >= 1/2\noutput all x\n',
+}
+
 
 @pytest.mark.parametrize("text, where", [
     ('alphabet "a"\nx = psum(tok == "a") +\noutput all x\n', "line 2, column 23"),
@@ -283,17 +311,14 @@ def test_builder_api_builds_the_parsed_program():
     match = b.let("m", S.rightmost("j<i", opn.at_key() & (depth.at_key() - 1).eq(depth), S.const(True), False))
     b.output("all", b.let("out", match & (depth >= 0)))
     built = b.program()
-    parsed = parse_program('alphabet "(" ")"\nopen = tok == "("\ndepth = psum(open) - psum(not open)\n'
-                           'm = rightmost(j < i, open[j] and depth[j] - 1 == depth, true, false)\n'
-                           'out = m and depth >= 0\noutput all out\n')
+    parsed = parse_program(LANGUAGE["matched"])
     assert built.defs == parsed.defs and built.output == parsed.output
     assert compile_program(built, "b") == compile_program(parsed, "b")
 
 
 def test_equality_selection_ranges_and_defaults():
     """x[j] == y matches only values in 0..n; the default applies otherwise (docs/srasp.md)."""
-    program = parse_program('alphabet "a" "b"\nisa = tok == "a"\nd = psum(isa) - psum(not isa)\n'
-                            'm = rightmost(j < i, d[j] == d - 1, true, false)\noutput all m\n')
+    program = parse_program(LANGUAGE["ranges"])
     values = run(program, "bbab")
     assert values["d"] == [-1, -2, -1, -2]
     assert values["m"] == [False, False, False, False]  # -2 == -2 - ... never in 0..n
@@ -313,8 +338,7 @@ def test_type_errors_are_user_errors():
 
 
 def test_average_semantics():
-    program = parse_program('alphabet "a" "b"\nisa = tok == "a"\n'
-                            'x = average(j < i, true, isa[j], 1/2) >= 1/2\noutput all x\n')
+    program = parse_program(LANGUAGE["average-default"])
     assert run(program, "bab")["x"] == [True, False, True]
     assert Fraction(1, 2) == S.Average("all", S.Lit(True), S.Lit(True), Fraction(1, 2)).default
 
@@ -345,3 +369,150 @@ def test_proposed_temperature_is_certified_for_every_length(stem):
     assert outcome.verdict == "certified", outcome.reason
     assert to_text(outcome.tau) == to_text(model.temperature)
     check(outcome.certificate, model)
+
+
+# ---------------------------------------------------------------- the batched interpreter is the interpreter
+
+def _same_as_run(program, words) -> int:
+    """run_batch equals run on every name at every position, word by word (words of one length)."""
+    got = run_batch(program, words)
+    for b, w in enumerate(words):
+        want = run(program, w)
+        for name, _ in program.defs:
+            assert got[name][b].tolist() == want[name], (name, "".join(w))
+    assert [tuple(row) for row in decisions_batch(program, words).tolist()] == [decisions(program, w) for w in words]
+    return len(words)
+
+
+def _by_length(words) -> dict:
+    groups: dict = {}
+    for w in words:
+        groups.setdefault(len(w), []).append(w)
+    return groups
+
+
+PROGRAMS = {**{stem: (SHIPPED / f"{stem}.srasp").read_text() for stem in STEMS}, **EXTRA, **LANGUAGE}
+
+
+def _batch_is_run(name: str, exhaustive: dict, count: int) -> None:
+    program = parse_program(PROGRAMS[name])
+    top = exhaustive[len(program.alphabet)]
+    groups = _by_length(_words(program.alphabet, top, count, 12, seed=3))
+    assert sum(_same_as_run(program, words) for words in groups.values()) == \
+        sum(len(program.alphabet) ** n for n in range(1, top + 1)) + count
+
+
+@pytest.mark.parametrize("name", sorted(PROGRAMS))
+def test_batch_interpreter_is_the_interpreter(name):
+    """Every word up to length 8, 6, 4, 4 (alphabets of 2, 3, 4, 6 symbols) and 30 random words up to length 12."""
+    _batch_is_run(name, {2: 8, 3: 6, 4: 4, 6: 4}, 30)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", sorted(PROGRAMS))
+def test_batch_interpreter_is_the_interpreter_sweep(name):
+    """Every word up to length 10, 7, 6, 5 and 1000 random words up to length 12."""
+    _batch_is_run(name, {2: 10, 3: 7, 4: 6, 6: 5}, 1000)
+
+
+def _expr(draw, kind: str, where: str, env: dict, depth: int):
+    """A well-typed expression of ``kind`` (bool, int): ``where`` is top (a definition: psum, total and
+    selections allowed), query (position-wise at i) or key (at j, inside a selection)."""
+    names = [name for name, t in env.items() if t == kind]
+    at_key = where == "key"
+    if depth == 0 or draw(st.integers(0, 3)) == 0:
+        if kind == "bool":
+            leaves = [st.sampled_from([S.Lit(True), S.Lit(False)])]
+            if not at_key:
+                leaves.append(st.sampled_from([S.Tok(s) for s in ("a", "b", "c")]))
+        else:
+            leaves = [st.integers(-2, 3).map(S.Lit), st.sampled_from([S.Var("j" if at_key else "i"), S.Var("n")])]
+        if names:
+            leaves.append(st.sampled_from(names).map(lambda name: S.Ref(name, key=at_key)))
+        return draw(st.one_of(leaves))
+    sub = lambda k, w=where: _expr(draw, k, w, env, depth - 1)  # noqa: E731
+    top = where == "top"
+    if kind == "bool":
+        form = draw(st.sampled_from(["not", "and", "or", "cmp", "booleq", "if"] + ["select", "average"] * top))
+        if form == "not":
+            return S.Unary("not", sub("bool"))
+        if form in ("and", "or"):
+            return S.Binary(form, sub("bool"), sub("bool"))
+        if form == "cmp":
+            return S.Binary(draw(st.sampled_from(S.COMPARE)), sub("int"), sub("int"))
+        if form == "booleq":
+            return S.Binary(draw(st.sampled_from(["==", "!="])), sub("bool"), sub("bool"))
+        if form == "if":
+            return S.If(sub("bool"), sub("bool"), sub("bool"))
+        visible = draw(st.sampled_from(S.VISIBLE))
+        keyed = sub("bool", "key")
+        if form == "average":
+            avg = S.Average(visible, keyed, sub("bool", "key"), draw(st.sampled_from([Fraction(0), Fraction(1, 3),
+                                                                                        Fraction(1, 2), Fraction(1)])))
+            c = S.Lit(draw(st.sampled_from([Fraction(1, 2), Fraction(2, 3), 0, 1])))
+            op = draw(st.sampled_from(S.COMPARE))
+            return S.Binary(op, avg, c) if draw(st.booleans()) else S.Binary(op, c, avg)
+        pred = S.Binary("and", keyed, sub("bool", "query"))
+        if draw(st.booleans()):
+            eq = (sub("int", "key"), sub("int", "query"))
+            pred = S.Binary("and", pred, S.Binary("==", *(eq if draw(st.booleans()) else eq[::-1])))
+        return S.Select(draw(st.sampled_from(["leftmost", "rightmost"])), visible, pred, sub("bool", "key"),
+                      sub("bool", "query"))
+    form = draw(st.sampled_from(["neg", "+", "-", "*", "min", "max", "if"] + ["psum", "total"] * top))
+    if form == "neg":
+        return S.Unary("neg", sub("int"))
+    if form == "*":
+        return S.Binary("*", S.Lit(draw(st.integers(-3, 3))), sub("int"))
+    if form == "if":
+        return S.If(sub("bool"), sub("int"), sub("int"))
+    if form in ("psum", "total"):
+        return S.Sum(form, sub(draw(st.sampled_from(["bool", "int"])), "query"))
+    return S.Binary(form, sub("int"), sub("int"))
+
+
+@st.composite
+def _programs(draw):
+    env: dict = {}
+    defs = []
+    for k in range(draw(st.integers(1, 5))):
+        kind = "bool" if k == 0 else draw(st.sampled_from(["bool", "int"]))
+        defs.append((f"x{k}", _expr(draw, kind, "top", env, 3)))
+        env[f"x{k}"] = kind
+    flags = [name for name, t in env.items() if t == "bool"]
+    chosen = draw(st.lists(st.sampled_from(flags), min_size=1, max_size=3))
+    output = S.Output(draw(st.sampled_from(["last", "all"])), tuple(chosen), argmax=len(chosen) > 1)
+    return S.checked(("a", "b", "c"), defs, output)
+
+
+def _same_on_random_words(program, rng) -> None:
+    for n in range(1, 10):
+        _same_as_run(program, [tuple(rng.choice("abc") for _ in range(n)) for _ in range(6)])
+
+
+@settings(max_examples=30, deadline=None)
+@given(_programs(), st.randoms(use_true_random=False))
+def test_batch_interpreter_is_the_interpreter_on_drawn_programs(program, rng):
+    _same_on_random_words(program, rng)
+
+
+@pytest.mark.slow
+@settings(max_examples=1000, deadline=None)
+@given(_programs(), st.randoms(use_true_random=False))
+def test_batch_interpreter_is_the_interpreter_on_drawn_programs_sweep(program, rng):
+    _same_on_random_words(program, rng)
+
+
+def test_batch_interpreter_refuses_what_int64_cannot_hold():
+    """Exact or nothing: a product beyond 2^62 is an OverflowError, where the interpreter's ints are unbounded."""
+    for value in ("3037000500 * (3037000500 * psum(tok == \"a\"))", "psum(tok == \"a\") + 4611686018427387904"):
+        program = parse_program(f'alphabet "a"\nx = {value} > 0\noutput all x\n')
+        assert run(program, "aa")["x"] == [True, True]
+        with pytest.raises(OverflowError):
+            run_batch(program, ["aa"])
+
+
+def test_batch_interpreter_rejects_bad_words():
+    program = _program("dyck-1")
+    for words in (["()", "("], ["(x"], [""]):
+        with pytest.raises(SraspError):
+            run_batch(program, words)
