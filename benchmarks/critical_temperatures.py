@@ -8,8 +8,9 @@ families, 32 seeded random words, every word when there are ≤ 1024; float64 sc
 bracket confirmed in mpmath), its witness, and the ratios τ(n) / τ*(n) of the model's proposed
 temperature and of the derived schedule (`certify MODEL --derive --nmax 1e3 --json` and
 `--nmax 1e6`).  A ratio above 1 would be an unsound certificate.  The table is rewritten after
-every length, so a partial run still leaves the lengths it finished; results are cached
-(default ~/.cache/hardsoft/critical), so a rerun only measures what is missing.
+every length, so a partial run still leaves the lengths it finished; τ* results are cached
+(default ~/.cache/hardsoft/critical), so a rerun only measures what is missing (the derived schedules are
+re-derived every run: they follow the kernel).
 """
 from __future__ import annotations
 
@@ -36,17 +37,13 @@ def models() -> list[Path]:
     return sorted((ROOT / "models").glob("*.json")) + sorted((ROOT / "models" / "compiled").glob("*.json"))
 
 
-def derived(model, cache: Path) -> dict[int, str | None]:
-    """The derived schedules (cached next to the τ* results, by model content hash)."""
-    path = cache / f"derived-{model.sha256}.json"
-    if path.exists():
-        return {int(k): v for k, v in json.loads(path.read_text()).items()}
+def derived(model) -> dict[int, str | None]:
+    """The derived schedules, re-derived on every run: they depend on the kernel's bounds as well as on the
+    model, so a cache keyed by the model alone would report a schedule the kernel no longer derives."""
     out = {}
     for n_max in DERIVE_NMAX:
         result = certify_model(model, n_max=n_max, derive=True)
         out[n_max] = result.tau if result.certified else None
-    cache.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(out))
     return out
 
 
@@ -151,7 +148,7 @@ def main() -> int:
     loaded = {str(p.relative_to(ROOT / "models")): load_model(p) for p in models()}
     schedules = {}
     for name, m in loaded.items():
-        d = derived(m, Path(args.cache))
+        d = derived(m)
         schedules[name] = (None if m.temperature is None else _text(m.temperature), (d[10**3], d[10**6]))
         print(f"{name}: derived {schedules[name][1]}", flush=True)
     points: dict = {}

@@ -8,6 +8,8 @@ Why one command: a referee reruns one line and gets every number of the appendix
 * ``paper-table.{md,tex,csv}`` — ``certify table --paper --precision float64,float32`` (theory.md §5's
   rows, with the paper's class and the lengths certified in float64 and float32);
 * ``models-table.{md,tex,csv}`` — the other shipped models (``models/*.json``), with the same columns;
+* ``srasp-table.{md,tex,csv}`` — the shipped S-RASP programs (``models/srasp/``), each against the
+  paper's S-RASP class Ω(1/(n³ log n)), with the same columns;
 * ``tau-bounded.{png,pdf}``, ``tau-unbounded.{png,pdf}`` — τ(n) log-log, certified against generic
   (and critical, with ``--critical``);
 * ``error.{png,pdf}`` — soft-versus-hard error against τ at n = :attr:`AppendixConfig.error_n`;
@@ -42,6 +44,9 @@ class AppendixConfig:
                                      "models/compiled/dyck-2-bounded.json")
     formats: tuple[str, ...] = ("png", "pdf")
     float_formats: tuple[str, ...] = ("float64", "float32")  # issue 17: certified length ranges per format
+    # the S-RASP table without them: the float walks of the deep Dyck-2/3 programs alone would take longer
+    # than the rest of the appendix; their ranges are measured by benchmarks/precision_sweep.py (README)
+    srasp_float_formats: tuple[str, ...] = ()
 
 
 CONFIG = AppendixConfig()
@@ -52,13 +57,14 @@ class Appendix:
     out: Path
     paper: Table
     others: Table
+    srasp: Table | None  # None when the configuration has no S-RASP rows
     files: tuple[str, ...]
     seconds: tuple[tuple[str, float], ...]  # (stage, wall-clock seconds)
 
     @property
     def exit_code(self) -> int:
         """The paper table's (1: a certificate rejected; 2: a row not certified or colder than its class)."""
-        codes = [self.paper.exit_code, self.others.exit_code]
+        codes = [self.paper.exit_code, self.others.exit_code] + ([self.srasp.exit_code] if self.srasp else [])
         return 1 if 1 in codes else max(codes)
 
     def to_json(self) -> dict:
@@ -73,6 +79,10 @@ class Appendix:
                 "others": {"rows": len(self.others.rows),
                            "all_certified": all(r.verdict == "certified" for r in self.others.rows),
                            "all_checked": all(r.checked for r in self.others.rows)},
+                **({"srasp": {"rows": len(self.srasp.rows),
+                              "all_certified": all(r.verdict == "certified" for r in self.srasp.rows),
+                              "all_checked": all(r.checked for r in self.srasp.rows),
+                              "all_in_class": all(r.in_class for r in self.srasp.rows)}} if self.srasp else {}),
                 "exit_code": self.exit_code}
 
 
@@ -94,9 +104,12 @@ def build_appendix(out: str | Path, ns: Sequence[int] | None = None, critical=()
     paper = build_table((), ns, True, critical, certs, cfg.table, progress, cfg.float_formats)
     others = build_table([REPO / m for m in cfg.others], ns, False, critical, certs, cfg.table, progress,
                          cfg.float_formats)
+    srasp = build_table((), ns, True, critical, certs, cfg.table, progress, cfg.srasp_float_formats,
+                        paper_rows=cfg.table.srasp_rows) if cfg.table.srasp_rows else None
     files += sorted(certs.glob("*.cert.json"))
     stage("tables (certify, check)", start)
-    for name, table in (("paper-table", paper), ("models-table", others)):
+    tables = [("paper-table", paper), ("models-table", others)] + ([("srasp-table", srasp)] if srasp else [])
+    for name, table in tables:
         for fmt, suffix in SUFFIX.items():
             path = out / f"{name}.{suffix}"
             path.write_text(RENDER[fmt](table))
@@ -123,7 +136,7 @@ def build_appendix(out: str | Path, ns: Sequence[int] | None = None, critical=()
     files += [render(errors, "error", out / f"error.{fmt}") for fmt in cfg.formats]
     stage("error plot", start)
 
-    appendix = Appendix(out, paper, others, tuple(str(f.relative_to(out)) for f in files), tuple(seconds))
+    appendix = Appendix(out, paper, others, srasp, tuple(str(f.relative_to(out)) for f in files), tuple(seconds))
     summary = out / "appendix.json"
     summary.write_text(json.dumps({**appendix.to_json(), "files": [*appendix.files, "appendix.json"]}, indent=1) + "\n")
     return replace(appendix, files=(*appendix.files, "appendix.json"))

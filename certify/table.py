@@ -99,6 +99,13 @@ PAPER_ROWS = (
     PaperRow("S-RASP / Dyck-2", "S-RASP / Dyck-2", "bounded", "models/compiled/dyck-2-bounded.json", _DYCK),
 )
 
+# issue 18: the shipped S-RASP programs (models/srasp/), each against the paper's S-RASP class
+SRASP_ROWS = tuple(PaperRow(f"S-RASP / {label}", f"S-RASP / {tex}", "bounded", f"models/srasp/{stem}.json", _DYCK)
+                   for stem, label, tex in (("prefix-majority", "prefix majority", "prefix majority"),
+                                            ("dyck-1", "Dyck-1", "Dyck-1"), ("dyck-2", "Dyck-2", "Dyck-2"),
+                                            ("dyck-3", "Dyck-3", "Dyck-3"), ("sort", "sort", "sort"),
+                                            ("histogram", "histogram", "histogram")))
+
 
 @dataclass(frozen=True)
 class TableConfig:
@@ -109,6 +116,7 @@ class TableConfig:
     tau_cap: Fraction = Fraction(1)  # Lemma 25's K (symbolic.layer_bound) holds for τ ≤ 1
     digits: int = 4  # significant digits of the printed values
     paper_rows: tuple[PaperRow, ...] = PAPER_ROWS
+    srasp_rows: tuple[PaperRow, ...] = SRASP_ROWS  # the appendix's S-RASP table (``certify appendix``)
     # the hand-written shipped models (models/*.json): their construction class and PE kind
     shipped: tuple[tuple[str, str, str], ...] = (
         ("since-a-b", "TL[S,U]", "TL[S,U]"), ("unbounded-since-a-b", "TL[S,U]", "TL[S,U]"),
@@ -497,15 +505,18 @@ def _bounded(pe) -> bool:
 
 def build_table(models: Sequence[str | Path] = (), ns: Sequence[int] = CONFIG.ns, paper: bool = False,
                 critical: Sequence[CriticalPoint] = (), certs: Path | None = None, cfg: TableConfig = CONFIG,
-                progress: Callable[[str, int, int], None] = lambda *_: None, formats: Sequence[str] = ()) -> Table:
-    """The rows for ``models`` (or, with ``paper``, for the paper's simulation table, each certificate checked);
-    ``formats``: a column per floating-point format with the certified length range (issue 17)."""
+                progress: Callable[[str, int, int], None] = lambda *_: None, formats: Sequence[str] = (),
+                paper_rows: Sequence[PaperRow] | None = None) -> Table:
+    """The rows for ``models`` (or, with ``paper``, for the paper's simulation table — or for ``paper_rows``,
+    each with its paper class — each certificate checked); ``formats``: a column per floating-point format
+    with the certified length range (issue 17)."""
     ns = tuple(sorted(set(ns)))
     if paper and models:
         raise UserError("--paper: conflicts with MODEL arguments (the paper's rows are fixed)")
     if not paper and not models:
         raise UserError("give MODEL.json files or --paper")
-    jobs = [(REPO / r.model, r) for r in cfg.paper_rows] if paper else [(Path(m), None) for m in models]
+    jobs = [(REPO / r.model, r) for r in (cfg.paper_rows if paper_rows is None else paper_rows)] if paper else \
+        [(Path(m), None) for m in models]
     for path, _ in jobs:
         if not path.is_file():
             raise UserError(f"cannot read {path}: no such file")

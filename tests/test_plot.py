@@ -12,7 +12,7 @@ from certify import appendix as appendix_module
 from certify.api import check_certificate, load_model
 from certify.cli import main
 from certify.plot import error_series, structured_words, tau_series
-from certify.table import CONFIG as TABLE, PAPER_ROWS, read_critical
+from certify.table import CONFIG as TABLE, PAPER_ROWS, SRASP_ROWS, read_critical
 from test_user_json import validate
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -91,16 +91,19 @@ def test_plot_cli_errors_are_exit_3(capsys, argv, fragment):
 
 def test_appendix_small_writes_every_format_plot_and_certificate(tmp_path, capsys, monkeypatch):
     """The appendix pipeline on one paper row and one other model (the full one is the slow test below)."""
-    small = dataclasses.replace(appendix_module.CONFIG, table=dataclasses.replace(TABLE, paper_rows=PAPER_ROWS[:1]),
+    small = dataclasses.replace(appendix_module.CONFIG, table=dataclasses.replace(TABLE, paper_rows=PAPER_ROWS[:1],
+                                                                          srasp_rows=SRASP_ROWS[:1]),
                                 others=("models/since-a-b.json",), n_range=(10, 100), error_n=6,
                                 error_models=("models/since-a-b.json",))
     monkeypatch.setattr(appendix_module, "CONFIG", small)  # the command reads it at run time
     rc = main(["appendix", "--out", str(tmp_path), "--n", "10,100", "--json", "--quiet"])
     data = json.loads(capsys.readouterr().out)
     validate("appendix", data)
-    assert rc == 0 and data["paper"]["rows"] == 1 and data["others"]["rows"] == 1
+    assert rc == 0 and data["paper"]["rows"] == 1 and data["others"]["rows"] == 1 and data["srasp"]["rows"] == 1
+    assert data["srasp"]["all_certified"] and data["srasp"]["all_checked"] and data["srasp"]["all_in_class"]
     for name in ("paper-table.md", "paper-table.tex", "paper-table.csv", "models-table.md", "tau-bounded.png",
-                 "tau-bounded.pdf", "error.png", "error.pdf", "appendix.json",
+                 "tau-bounded.pdf", "error.png", "error.pdf", "appendix.json", "srasp-table.md", "srasp-table.tex",
+                 "srasp-table.csv", "certificates/srasp-prefix-majority.cert.json",
                  "certificates/tl-prev-next-bounded.cert.json", "certificates/since-a-b.cert.json"):
         assert (tmp_path / name).stat().st_size > 0, name
         assert name in data["files"]
@@ -117,4 +120,5 @@ def test_full_appendix(tmp_path, capsys):
     data = json.loads(capsys.readouterr().out)
     validate("appendix", data)
     assert data["paper"]["all_certified"] and data["paper"]["all_checked"] and data["others"]["all_certified"]
-    assert rc in (0, 2) and len(list((tmp_path / "certificates").glob("*.cert.json"))) == 18
+    assert data["srasp"]["all_certified"] and data["srasp"]["all_checked"] and data["srasp"]["all_in_class"]
+    assert rc in (0, 2) and len(list((tmp_path / "certificates").glob("*.cert.json"))) == 24
