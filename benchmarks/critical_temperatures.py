@@ -15,8 +15,6 @@ re-derived every run: they follow the kernel).
 from __future__ import annotations
 
 import argparse
-import itertools
-import json
 import sys
 import time
 from pathlib import Path
@@ -27,7 +25,7 @@ sys.path.insert(0, str(ROOT))
 from certify.api import certify_model, load_model, parse_lengths  # noqa: E402
 from certify.critical import CriticalJob, cached, default_cache_dir, sweep  # noqa: E402
 from certify.expr import eval_mp  # noqa: E402
-from certify.words import WordSet, parse_word_set  # noqa: E402
+from certify.words import WordSet, parse_word_set, run_length  # noqa: E402
 
 DERIVE_NMAX = (10**3, 10**6)
 LARGE = 1000  # from this length on, the word set of --large
@@ -53,13 +51,6 @@ def value(tau_text: str | None, n: int) -> float | None:
     from certify.api import parse_schedule
 
     return float(eval_mp(parse_schedule(tau_text), {"n": n}))
-
-
-def runs(word: str, width: int = 48) -> str:
-    """A word as runs, ``b^98 c b``, cut at ``width`` characters."""
-    groups = [(s, len(list(g))) for s, g in itertools.groupby(word)]
-    text = " ".join(s if k == 1 else f"{s}^{k}" for s, k in groups)
-    return text if len(text) <= width else text[:width - 1] + "…"
 
 
 def fmt(x: float | None, digits: int = 4) -> str:
@@ -114,7 +105,7 @@ def render(points: dict, lengths: list[int], schedules: dict, command: str, seco
         proposed, (_, d6) = schedules[name]
         measured = [points[(name, n)] for n in lengths if (name, n) in points]
         p = measured[-1] if measured else None
-        witness = "—" if p is None or p.witness is None else f"`{runs(p.witness)}` (n = {p.n})"
+        witness = "—" if p is None or p.witness is None else f"`{run_length(p.witness)}` (n = {p.n})"
         ratios = [ratio(tau, points.get((name, n))) for tau in (proposed, d6) for n in ratio_lengths]
         times = ", ".join(fmt(seconds.get((name, n)), 3) for n in lengths)
         lines.append(f"| {name} | " + " | ".join(cells) + f" | {witness} | " + " | ".join(ratios) + f" | {times} |")

@@ -35,20 +35,9 @@ from certify.expr import to_text  # noqa: E402
 from certify.hard_fast import hard_run_fast  # noqa: E402
 from certify.model import AttentionLayer, load_model  # noqa: E402
 from certify.precision import adversarial_words  # noqa: E402
+from certify.words import run_length  # noqa: E402
 
 SKIP = {"compiled/dyck-2-bounded.json": "benchmarks/dyck2_float32.py (deep-and-flat words)"}
-
-
-def described(word) -> str:
-    """Run-length form, e.g. ``a^65535 b``."""
-    out, k = [], 0
-    while k < len(word):
-        j = k
-        while j < len(word) and word[j] == word[k]:
-            j += 1
-        out.append(word[k] if j - k == 1 else f"{word[k]}^{j - k}")
-        k = j
-    return " ".join(out) if len(out) <= 6 else f"{' '.join(out[:3])} … ({len(out)} runs)"
 
 
 def closeness(model, run) -> float:
@@ -118,7 +107,7 @@ def run_model(path: Path, n: int, screen: int, fmt: str) -> dict:
     hard = hard_run_fast(model, word)
     weight, head = winner_weight(model, hard, soft, tau, fmt, hard.n)
     wrong = [p for p, h, f in zip(hard.output_rows, hard.decisions, soft.decisions) if h != f]
-    return row | {"tau": to_text(tau), "word": described(word), "decisions": len(hard.decisions),
+    return row | {"tau": to_text(tau), "word": run_length(word), "decisions": len(hard.decisions),
                   "hard_last": _plain(hard.decisions[-1]), "float_last": _plain(soft.decisions[-1]),
                   "disagreements": len(wrong), "first_disagreement_row": wrong[0] if wrong else None,
                   "agree": not wrong, "least_winner_weight": weight, "head": head,

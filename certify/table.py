@@ -100,11 +100,10 @@ PAPER_ROWS = (
 )
 
 # issue 18: the shipped S-RASP programs (models/srasp/), each against the paper's S-RASP class
-SRASP_ROWS = tuple(PaperRow(f"S-RASP / {label}", f"S-RASP / {tex}", "bounded", f"models/srasp/{stem}.json", _DYCK)
-                   for stem, label, tex in (("prefix-majority", "prefix majority", "prefix majority"),
-                                            ("dyck-1", "Dyck-1", "Dyck-1"), ("dyck-2", "Dyck-2", "Dyck-2"),
-                                            ("dyck-3", "Dyck-3", "Dyck-3"), ("sort", "sort", "sort"),
-                                            ("histogram", "histogram", "histogram")))
+SRASP_ROWS = tuple(PaperRow(f"S-RASP / {label}", f"S-RASP / {label}", "bounded", f"models/srasp/{stem}.json", _DYCK)
+                   for stem, label in (("prefix-majority", "prefix majority"), ("dyck-1", "Dyck-1"),
+                                       ("dyck-2", "Dyck-2"), ("dyck-3", "Dyck-3"), ("sort", "sort"),
+                                       ("histogram", "histogram")))
 
 
 @dataclass(frozen=True)

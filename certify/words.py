@@ -20,6 +20,13 @@ from .model import Model
 Word = tuple[str, ...]
 
 
+def run_length(word, width: int = 48) -> str:
+    """A word as runs, ``b^98 c b`` (symbols joined by spaces), cut at ``width`` characters with "…": how
+    the benchmarks print the long adversarial words they report."""
+    text = " ".join(s if k == 1 else f"{s}^{k}" for s, k in ((s, len(list(g))) for s, g in itertools.groupby(word)))
+    return text if len(text) <= width else text[:width - 1] + "…"
+
+
 def _unique(words) -> tuple[Word, ...]:
     return tuple(dict.fromkeys(tuple(w) for w in words))
 

@@ -1,6 +1,7 @@
 """Brute-force oracle for certificates: exact hard vs mpmath soft on many words."""
 from __future__ import annotations
 
+import copy
 import itertools
 import random
 from fractions import Fraction
@@ -47,12 +48,9 @@ def assert_certificate_holds(model, claim: dict, words) -> int:
 def tampered(certificate: dict, path: tuple, value) -> dict:
     """A deep copy of the certificate with the entry at ``path`` (keys and indices) set to ``value``:
     the checker must reject every such edit of a recorded fact."""
-    import copy
-
     bad = copy.deepcopy(certificate)
     target = bad
     for key in path[:-1]:
         target = target[key]
     target[path[-1]] = value
     return bad
-

@@ -30,7 +30,8 @@ ROOT = Path(__file__).resolve().parent.parent
 SHIPPED = sorted((ROOT / "models").glob("*.json")) + sorted((ROOT / "models/compiled").glob("*.json")) + \
     sorted((ROOT / "models/srasp").glob("*.json"))
 # the default run takes the models that derive in seconds; the slow variant below takes all 24
-LIGHT = [p for p in SHIPPED if p.parent.name != "srasp" and not any(w in p.stem for w in ("dyck", "induction", "ahat"))]
+SRASP = {p for p in SHIPPED if p.parent.name == "srasp"}
+LIGHT = [p for p in SHIPPED if p not in SRASP and not any(w in p.stem for w in ("dyck", "induction", "ahat"))]
 STORE = {"float64": np.float64, "float32": np.float32, "bfloat16": ml_dtypes.bfloat16, "float16": np.float16}
 
 
@@ -137,7 +138,7 @@ def _no_flip(path, formats, lengths):
     assert exact.verdict == "certified"
     for fmt in formats:
         # the S-RASP programs at their own τ: their halving search takes tens of minutes (README)
-        p = certify_in_format(model, 1, max(lengths), fmt_named(fmt), exact.tau, derive=path.parent.name != "srasp")
+        p = certify_in_format(model, 1, max(lengths), fmt_named(fmt), exact.tau, derive=path not in SRASP)
         for n in (n for n in lengths if n <= (p.n_certified or 0)):
             for word in adversarial_words(model, n):
                 assert float_run(model, word, p.tau, fmt).decisions == hard_run(model, word).decisions, \
