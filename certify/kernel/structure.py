@@ -40,6 +40,7 @@ from ..errors import ExprError
 from ..expr import AltSign, BinOp, Expr, Neg, Num, Pow, Var, eval_exact, to_text, variables_of
 from ..model import AttentionLayer, FFNLayer, Head, Model
 from .polyid import affine_in, degree, integer_polynomial, is_zero, normal_form, simplified, substitute
+from .positivity import positive_from
 
 MAX_COMBOS = 4096
 MAX_FIN = 4096
@@ -333,11 +334,13 @@ def classify_head(layer: int, head: Head, coords: dict, first: int, joint: Joint
         return HeadFact(layer, head, "uniform", lemma="exact: equal scores give softmax = ahardmax")
     qexact = [_exact(q) for q in queries]
     if all(q is not None for q in qexact) and any(k.fin is None for k in keys):
-        rules = [lambda: _ziggurat(layer, shadow, coords, qexact, first), lambda: _distinct(layer, shadow, coords, first),
+        rules = [lambda: _ziggurat(layer, shadow, coords, qexact, first), lambda: _special_key(layer, shadow, coords, first),
+                 lambda: _distinct(layer, shadow, coords, first),
                  lambda: _lookup(layer, shadow, coords, first),
                  lambda: _gap(layer, shadow, coords, queries, [_row_constant(q) for q in queries], first)]
     else:
-        rules = [lambda: _lookup(layer, shadow, coords, first), lambda: _distinct(layer, shadow, coords, first),
+        rules = [lambda: _special_key(layer, shadow, coords, first), lambda: _lookup(layer, shadow, coords, first),
+                 lambda: _distinct(layer, shadow, coords, first),
                  lambda: _gap(layer, shadow, coords, queries, [_row_constant(q) for q in queries], first)]
     rules += [lambda: _joint(layer, shadow, coords, joint), lambda: _lattice(layer, shadow, coords, first)]
     reasons = []
@@ -547,6 +550,62 @@ def _gap(layer: int, head: Head, coords: dict, queries: list, qconst: list, firs
                         ("; K affine in j: L-ziggurat with c = 1)" if line else ")"))
     raise Unsupported(f"head {head.name!r}: no lower bound on its non-zero score gaps (needs one query factor "
                       "with a known grid and keys that are finite-valued or affine in the position)")
+
+
+def _special_key(layer: int, head: Head, coords: dict, first: int) -> HeadFact:
+    """L-special-key: a ladder A(n)·j with A < 0 over the input keys and one special key, BOS at j = 0,
+    shifted by U_i (terms q_i·x_j whose key dim x is 0 off the BOS row).  With |U_i| ≥ L(i, n) > |A(n)|
+    the maximum is unique (BOS when U_i > 0, the ladder's top j = 1 when U_i < 0), every other key lies
+    ≥ γ = min(|A|, L − |A|) below it, and a band of width γ holds ≤ 2 keys (one rung and BOS): L-gap's
+    bands with c = 2 (L-ziggurat), so τ ∝ γ(n) needs no log factor — the paper's Θ(1/n) counting
+    comparison with bounded PEs, where the plain sign gadget (all other keys tied at 0) pays N·e^{−γ/τ}.
+
+    Proved here for every n ≥ 1 and recorded as an L-gap fact (gammas, level_size 2, unique maximum):
+    A(n) < 0 and L(end, n) + A(n) > 0 at both end rows (L = share/|G(i, n)| for U on a grid G affine
+    in i, whose |G| is largest at an end; or the least non-zero |U| of a finite set without 0)."""
+    name = f"head {head.name!r}: special key"
+    if first != 0 or head.visible not in ("all", "j<=i", "j<i"):
+        raise Unsupported(f"{name}: needs a BOS key visible from every non-empty row")
+    slope: Expr = Num(Fraction(0))
+    special, rungs = [], 0
+    for q, k, c in head.score:
+        key = coords[k]
+        if key.rest == {Fraction(0)} and key.at_bos:  # x_j = 0 off the BOS row
+            special.append((q, c * key.at_bos))
+            continue
+        w = _row_constant(coords[q])
+        line = affine_in(key.pe, "i") if key.pe is not None else None
+        if w is None or line is None:
+            raise Unsupported(f"{name}: term ({q!r}, {k!r}) is neither a BOS term nor a row-constant query "
+                              "against a key affine in the position")
+        slope = BinOp("+", slope, BinOp("*", BinOp("*", Num(c), w), line[0]))
+        rungs += 1
+    if not special or not rungs:
+        raise Unsupported(f"{name}: needs both a BOS term and a ladder term")
+    slope = simplified(slope, ("n",))
+    if "i" in variables_of(slope) or not positive_from(Neg(slope), 1):
+        raise Unsupported(f"{name}: the ladder step A(n) is not negative for every n")
+    # U = scale·x for one query dim x (a scaled grid keeps no offset), else the abstract sum of the terms
+    u, scale = (coords[special[0][0]], abs(special[0][1])) if len(special) == 1 else (_combination(special, coords), 1)
+    if u.fin is not None:
+        if Fraction(0) in u.fin:
+            raise Unsupported(f"{name}: the BOS shift U_i may be 0")
+        least = [Num(scale * min(abs(v) for v in u.fin))]
+    elif u.grid is not None and u.offset and affine_in(u.grid, "i") is not None:
+        share = Num(scale * min(u.offset, 1 - u.offset))
+        ends = [substitute(u.grid, "i", row) for row in (Num(Fraction(first)), Var("n"))]
+        signs = [s for s in (1, -1) if all(positive_from(BinOp("*", Num(Fraction(s)), g), 1) for g in ends)]
+        if not signs:
+            raise Unsupported(f"{name}: the grid of the BOS shift changes sign")
+        least = [BinOp("/", share, BinOp("*", Num(Fraction(signs[0])), g)) for g in ends]
+    else:
+        raise Unsupported(f"{name}: no lower bound on |U_i| (needs a grid with a non-zero offset or a finite set without 0)")
+    gammas = (simplified(Neg(slope), ("n",)),) + tuple(simplified(BinOp("+", low, slope), ("n",)) for low in least)
+    if not all(positive_from(g, 1) for g in gammas[1:]):
+        raise Unsupported(f"{name}: |U_i| ≥ L(n) does not clear the ladder step |A(n)| for every n")
+    return HeadFact(layer, head, "gap", delta_key=slope, query_coord=u, homogeneous=True, gammas=gammas,
+                    level_size=2, lemma="L-special-key (unique maximum; deficits ≥ min(|A|, L − |A|), ≤ 2 keys a band: "
+                    "L-gap with L-ziggurat's c = 2)")
 
 
 def query_bound(c: Coord) -> Expr | None:
