@@ -516,9 +516,15 @@ def _sup_or_inf(leak: Mono, n0: int) -> float:
 
 
 def _capped(leak: Mono, n0: int) -> Mono:
-    """Λ ≤ min(1, r): the leakage bound where it settles below 1, else 1."""
+    """Λ ≤ r/(1 + r) (L-layer-refined, leak-share: the maxima weigh ≥ 1 against r), as in the boxes:
+    for a constant r ≤ R that is the constant R/(1 + R) (x/(1 + x) increases); a decaying r keeps
+    Λ ≤ r; a growing one is capped at 1."""
     top = sup(leak, n0)
-    return leak if top is not None and top < 1 else const(1)
+    if top is None:
+        return const(1)
+    if leak.a == 0 and leak.b == 0:
+        return const(top / (1 + top))
+    return leak if top < 1 else const(1)
 
 
 def _ffn_err(layer, fact, rng: dict, err: dict, n0: int) -> dict:

@@ -48,31 +48,38 @@ class Schedule:
     """Proposed temperatures (bounded scheme) per kind of hard step, coldest wins.
 
     unique: key-only unique-hard heads, gaps 1/n, c = 2 -> q = e^{-4} at 1/(4n).
-    past:   sign amplifier over past counts, every non-zero gap >= 1/(2(n+1)), at most n+1
+    past:   sign amplifier over past counts with a ladder (L-special-key): unique maximum, deficits
+            >= 1/(4(n+1)), <= 2 keys a band -> leakage 2q/(1-q) with q = e^{-2}, Λ < 1/4 at 1/(8(n+1)).
+    plain:  the same without the ladder, every non-zero gap >= 1/(2(n+1)), at most n+1
             competitors (L-gap) -> leakage <= (n+1)/(n+2)^2 < 1/4 at 1/(4(n+1)log(n+2)).
     mixed:  sign amplifier with future counts, every non-zero gap >= 1/(2(n+1)^2), at most n+1
             competitors -> leakage <= (n+1)/(n+2)^2 < 1/4 at 1/(4(n+1)^2 log(n+2)).
     """
 
     unique: str = "1/(4*n)"
-    past: str = "1/(4*(n+1)*log(n+2))"
+    past: str = "1/(8*(n+1))"
+    plain: str = "1/(4*(n+1)*log(n+2))"
     mixed: str = "1/(4*(n+1)^2*log(n+2))"
     unbounded: str = "1"
 
 
 SCHEDULE = Schedule()
-_RANK = {"unique": 0, "past": 1, "mixed": 2}
+_RANK = {"unique": 0, "past": 1, "plain": 2, "mixed": 3}
 
 
 class FormulaCompiler:
     """Compile Boolean formulas into dims of one :class:`Builder`."""
 
-    def __init__(self, builder: Builder, scheme: str):
+    def __init__(self, builder: Builder, scheme: str, ladder: bool = True):
+        """``ladder``: past-count comparisons of the bounded scheme use the ladder amplifier (τ = Θ(1/n));
+        without it the plain sign gadget, whose gap is twice the ladder's — the better choice where a
+        colder head sets the schedule anyway (Dyck-k's match head, S-RASP's nested counts)."""
         if scheme not in SCHEMES:
             raise UserError(f"--scheme must be one of {', '.join(SCHEMES)}, got {scheme!r}")
         self.b = builder
         self.scheme = scheme
         self.bounded = scheme == "bounded"
+        self.ladder = ladder and self.bounded
         self.memo: dict = {}
         self.totals: dict[str, tuple[str, int]] = {}  # Boolean dim -> (its total·bos dim, ready slot)
         self.heads = 0
@@ -302,24 +309,32 @@ class FormulaCompiler:
         """Sign of the query Q = u (+ c·w with ``shift`` = (w, c)), |Q| >= ``lattice``, as a Boolean,
         by an AVERAGE head over j<=i.
 
-        bounded (the sign gadget): score Q_i·bos_j, value bos: BOS is the unique maximum iff
-        Q > 0, else every other key ties at 0 with value 0; every non-zero gap is |Q| >=
-        ``lattice`` and the maxima carry one value, which the certifier proves (L-gap):
-        τ = Θ(1/(n log n)) for past counts, Θ(1/(n² log n)) with future counts.
+        bounded, future counts (the sign gadget): score Q_i·bos_j, value bos: BOS is the unique
+        maximum iff Q > 0, else every other key ties at 0 with value 0; every non-zero gap is
+        |Q| >= ``lattice`` and the maxima carry one value (L-gap): τ = Θ(1/(n² log n)), the log
+        paying for the i tied keys that BOS must outweigh.
+        bounded, past counts (the ladder, L-special-key): the same score plus −(1/4)·j/(n+1), so the
+        input keys stand on a ladder of step 1/(4(n+1)) below BOS's 0 + Q_i; |Q| >= 1/(2(i+1)) keeps
+        BOS at least 1/(4(n+1)) away from the ladder's top: one maximum (BOS iff Q > 0), every other
+        key at least 1/(4(n+1)) below it, ≤ 2 keys a band: τ = Θ(1/n), the paper's class.
         unbounded: score 8·Q_i·K_j with K = i(n+1)^2 (resp. i(n+1)^3), value nb: key i wins
         iff Q > 0, BOS (score 0) otherwise; all gaps are >= 4(n+1)."""
         b = self.b
         raw = b.fresh("cmp.raw")
         name = self._name("amplify")
         if self.bounded:
-            self._need("mixed" if mixed else "past")
+            ladder = self.ladder and not mixed
+            self._need("mixed" if mixed else "past" if ladder else "plain")
             key, scale, value = self.bos_dim, Fraction(1), self.bos_dim
-            self._note(f"{name}: |u| >= {lattice}, maxima all BOS or all non-BOS, gap >= {lattice}")
+            self._note(f"{name}: |u| >= {lattice}, " + ("ladder -j/(4(n+1)) below BOS: unique maximum, gap >= "
+                       "1/(4(n+1))" if ladder else f"maxima all BOS or all non-BOS, gap >= {lattice}"))
         else:
             key = b.pe("K3", "i*(n+1)^3") if mixed else b.pe("K2", "i*(n+1)^2")
             scale, value = Fraction(8), self.true
             self._note(f"{name}: |u| >= {lattice}, unique maximum, gap >= 4(n+1)")
         score = [(u, key, scale)] + ([(shift[0], key, scale * shift[1])] if shift else [])
+        if self.ladder and not mixed:
+            score.append((self.one, b.pe("ladder", "i/(n+1)"), -Fraction(1, 4)))
         head = {"name": name, "hard": "average", "visible": "j<=i", "score": score, "value": [(raw, value, Fraction(1))]}
         k = b.attention(head, ready)
         return self.round(raw, k, gate=self.bounded, hint="cmp")

@@ -197,7 +197,7 @@ class SraspCompiler:
     def __init__(self, program: Program):
         self.p = program
         self.b = Builder(program.alphabet, _bos_symbol(program.alphabet))
-        self.fc = _Counting(self.b, "bounded")
+        self.fc = _Counting(self.b, "bounded", ladder=False)
         self.bools: dict = {}
         self.ints: dict = {}
         self.lookups: dict = {}
