@@ -4,7 +4,8 @@
 :class:`~proofs.lemmas.base.Lemma` (``.name``, ``.prove()``, ``.controls``).  The
 obligation builders that the certifier calls are re-exported here.
 """
-from proofs.lemmas import floating, gap, layer, layer_refined, lipschitz, lookup, maxima, rounding, tiebreak, ziggurat
+from proofs.lemmas import (floating, gap, layer, layer_refined, lipschitz, lookup, maxima, rounding, special_key, tiebreak,
+                           ziggurat)
 from proofs.lemmas.base import Check, Control, Lemma, Result
 from proofs.lemmas.expbounds import exp_neg_lower, exp_neg_upper
 from proofs.lemmas.layer import coarse_layer_bound
@@ -14,7 +15,7 @@ from proofs.lemmas.ziggurat import ziggurat_bound
 
 LEMMAS: dict[str, Lemma] = {
     m.LEMMA.name: m.LEMMA
-    for m in (gap, lipschitz, ziggurat, lookup, tiebreak, rounding, layer, layer_refined)
+    for m in (gap, lipschitz, ziggurat, lookup, special_key, tiebreak, rounding, layer, layer_refined)
 } | {lemma.name: lemma for lemma in floating.LEMMAS} | {maxima.LEMMA.name: maxima.LEMMA}  # docs/floating-point.md
 
 __all__ = [
