@@ -8,7 +8,7 @@ import pytest
 from proofs.lemmas import LEMMAS
 from proofs.smt import run_cvc5, run_z3
 
-NAMES = ["L-gap", "L-lipschitz", "L-ziggurat", "L-lookup", "L-tiebreak", "L-round", "L-layer", "L-layer-refined",
+NAMES = ["L-gap", "L-lipschitz", "L-ziggurat", "L-lookup", "L-special-key", "L-tiebreak", "L-round", "L-layer", "L-layer-refined",
          "L-fp-dot", "L-fp-stored", "L-fp-softmax", "L-fp-values", "L-fp-gap", "L-maxima-classes"]
 
 
@@ -57,8 +57,9 @@ def test_controls_are_refuted_by_a_counterexample_that_substitution_confirms(nam
 def test_docstring_states_a_proof_of_at_most_five_lines(name):
     import importlib
     module = {"L-gap": "gap", "L-lipschitz": "lipschitz", "L-ziggurat": "ziggurat", "L-lookup": "lookup",
-              "L-tiebreak": "tiebreak", "L-round": "rounding", "L-layer": "layer",
-              "L-layer-refined": "layer_refined", **dict.fromkeys(NAMES[8:13], "floating"), "L-maxima-classes": "maxima"}[name]
+              "L-special-key": "special_key", "L-tiebreak": "tiebreak", "L-round": "rounding", "L-layer": "layer",
+              "L-layer-refined": "layer_refined", **dict.fromkeys((n for n in NAMES if n.startswith("L-fp-")), "floating"),
+              "L-maxima-classes": "maxima"}[name]
     doc = importlib.import_module(f"proofs.lemmas.{module}").__doc__
     assert "Statement." in doc and "Discharge." in doc
     proof = doc.split("Human proof")[1].split("Discharge.")[0].strip().splitlines()[1:]

@@ -50,8 +50,8 @@ def test_rows_carry_class_scheme_closed_forms_and_values(table):
     assert since.gamma.closed == "1/(2*n)" and since.gamma.values == ("0.05000", "0.0005000")
     assert since.xmax.closed == "1" and since.certified.cls == "Θ(1/n)"
     assert since.certified.closed == "23/(32*n)" and since.certified.values[1] == "0.0007187"
-    assert count.construction == "counting (MAJORITY)" and "L-gap" in count.scheme and "uniform (exact)" in count.scheme
-    assert count.gamma.closed == "1/(2*n + 2)" and count.certified.cls == "Θ(1/(n log n))"
+    assert count.construction == "counting (MAJORITY)" and "L-special-key" in count.scheme and "uniform (exact)" in count.scheme
+    assert count.gamma.closed == "1/(4*n + 4)" and count.certified.cls == "Θ(1/n)"  # the ladder: no log factor
     assert prev.pe == "unbounded" and prev.gamma.closed == "3" and prev.certified.cls == "Θ(1)"
     assert prev.xmax.closed == "max(1, n)" and prev.xmax.values == ("10.00", "1.000e+3")  # the unbounded PE i
     assert since.generic.cls == "Θ(1/(n log n))" and prev.generic.cls == "Θ(1/log n)"
@@ -70,7 +70,7 @@ def test_markdown_lists_every_row_and_value(table):
     lines = [line for line in text.splitlines() if line.startswith("| `")]
     assert len(lines) == 3
     assert "`23/(32*n)`: 0.07187 / 0.0007187" in lines[0] and "Θ(1/n)" in lines[0]
-    assert "`63/(128*n + 128)/log(n + 2)`" in lines[1]
+    assert "`29/(128*n + 128)`" in lines[1]
     header = text.splitlines()[2]
     assert all(line.count(" | ") == header.count(" | ") for line in lines)
 
@@ -228,18 +228,25 @@ def test_paper_rows_fast_sample_certified_checked_and_in_class(tmp_path):
     assert "in class or hotter" in to_markdown(t) and latex_problems(to_latex(t)) == []
 
 
+def test_paper_counting_rows_with_bounded_pe_are_in_the_papers_theta_one_over_n(tmp_path):
+    """The ladder amplifier (L-special-key) puts both bounded counting rows in Θ(1/n), not Θ(1/(n log n))."""
+    rows = tuple(r for r in PAPER_ROWS if r.construction.startswith("counting") and r.pe == "bounded")
+    t = build_table((), NS, paper=True, certs=tmp_path, cfg=dataclasses.replace(CONFIG, paper_rows=rows))
+    assert [r.model for r in t.rows] == ["counting-majority-bounded", "counting-mon-bounded"]
+    assert all(r.verdict == "certified" and r.checked and r.in_class for r in t.rows) and t.exit_code == 0
+    assert {r.paper_class for r in t.rows} == {"Θ(1/n)"} and {r.certified.cls for r in t.rows} == {"Θ(1/n)"}
+
+
 @pytest.mark.slow
 def test_paper_table_every_row_certified_and_checked(tmp_path, capsys):
-    """The whole simulation table at n = 10, 10^3, 10^6; the only rows colder than the paper's class are the
-    bounded counting ones (the log factor is real for that construction: τ* ≈ 0.5/(n ln n))."""
+    """The whole simulation table at n = 10, 10^3, 10^6: every row certified, checked and in the paper's class
+    (the bounded counting rows by the ladder, L-special-key, in Θ(1/n))."""
     rc = main(["table", "--paper", "--certs", str(tmp_path), "--json", "--quiet"])
     data = json.loads(capsys.readouterr().out)
     validate("table", data)
     assert len(data["rows"]) == len(PAPER_ROWS) == 12
     assert data["all_certified"] and data["all_checked"]
-    colder = {r["model"] for r in data["rows"] if not r["paper"]["in_class"]}
-    assert colder <= {"counting-majority-bounded", "counting-mon-bounded"}
-    assert rc == (0 if not colder else 2)
+    assert [r["model"] for r in data["rows"] if not r["paper"]["in_class"]] == [] and rc == 0
     dyck = next(r for r in data["rows"] if r["model"] == "dyck-2-bounded")
     assert dyck["paper"]["class"] == "Ω(1/(n³ log n))" and dyck["paper"]["in_class"]
     assert len(list(tmp_path.glob("*.cert.json"))) == 12

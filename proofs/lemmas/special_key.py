@@ -8,14 +8,13 @@ the top rung when U < 0), every other key lies at least γ = min(|A|, L − |A|)
 of the bounded scheme reaches τ = Θ(1/n): the plain sign gadget ties every input key at 0 and pays
 N·e^{−γ/τ}, hence a log factor.
 
-Human proof (≤ 5 lines).  Scores scale: dividing every score, L and γ by |A| > 0 keeps every
-claim, so take A = −1 (rungs score −j), L > 1, 0 < γ ≤ min(1, L − 1).
-1. U ≥ L > 0 > −j: BOS is the unique maximum; rung j lies U + j ≥ L + 1 > γ below it.
-2. U ≤ −L < −1: rung 1 is the unique maximum; BOS lies −1 − U ≥ L − 1 ≥ γ below, rung j ≥ 2 lies j − 1 ≥ 1 ≥ γ below.
-3. Two rungs j₁ < j₂ have deficits M + j₁, M + j₂ (M the maximum) that differ by j₂ − j₁ ≥ 1 ≥ γ,
-   so a band of width γ holds at most one rung, and with BOS at most 2 keys.
+Human proof (≤ 5 lines).
+1. Dividing every score, L and γ by |A| > 0 keeps every claim: take A = −1, L > 1, 0 < γ ≤ min(1, L − 1).
+2. U ≥ L > 0 > −j: BOS is the unique maximum; rung j lies U + j ≥ L + 1 > γ below it.
+3. U ≤ −L < −1: rung 1 is the unique maximum; BOS lies −1 − U ≥ L − 1 ≥ γ below, rung j ≥ 2 lies j − 1 ≥ γ below.
+4. Rungs j₁ < j₂ lie M + j₁, M + j₂ below the maximum M: j₂ − j₁ ≥ 1 ≥ γ apart, one rung a band, with BOS ≤ 2.
 
-Discharge.  Steps 1–2: one QF_LIRA query in (U, L, g, j); step 3: QF_LIRA in (x, g, M, j₁, j₂).
+Discharge.  Steps 2–3: one QF_LIRA query in (U, L, g, j); step 4: QF_LIRA in (x, g, M, j₁, j₂).
 The series 2q/(1−q) is L-ziggurat's (c = 2).  The kernel (certify/kernel/structure.py,
 ``_special_key``) proves the hypotheses for every n: A(n) < 0 and L(n) + A(n) > 0 at both end rows.
 """
