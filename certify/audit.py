@@ -223,9 +223,14 @@ class _Plan:
                     fail(fact, i, why)
                 checks += 1
             if leak_bound is not None:
-                leak = _leak_float(deficits, tau)
+                counted = deficits
+                if any(st["kind"] == "leak_other_values" for st in statements):  # only keys valued unlike the maxima
+                    carried = [tuple(c * rows[j - first][v] for _, v, c in value) for j in keys]
+                    top_value = carried[keys.index(maxima[0])]
+                    counted = [d if c != top_value else Fraction(0) for d, c in zip(deficits, carried)]
+                leak = _leak_float(deficits, tau, counted)
                 if leak > float(leak_bound) * (1 + self.cfg.screen_tolerance) and \
-                        _leak_exact(deficits, self.tau, n, self.cfg.confirm_dps) > leak_bound:
+                        _leak_exact(deficits, self.tau, n, self.cfg.confirm_dps, counted) > leak_bound:
                     fail(f"boxes[n={box['n']}].leak_upper[{head.name}]", i,
                          f"soft weight off the hard maxima {leak:.6g} > {box['leak_upper'][head.name]}")
                 checks += 1
@@ -432,6 +437,9 @@ def _head_statement(st: dict, deficits, maxima, rows, first: int, value, i: int,
         if small:
             return f"a non-zero score gap {min(small)} is below the recorded bound {gamma}"
         return _crowded(positive, gamma, st.get("level_size"))
+    if kind == "leak_other_values":  # L-special-key: every input key (BOS excluded) carries one value
+        carried = {tuple(c * rows[j - first][v] for _, v, c in value) for j in range(max(first, 1), first + len(rows))}
+        return f"the input keys carry {len(carried)} different values" if len(carried) > 1 else ""
     if kind == "maxima_same_value":
         carried = {tuple((o, c * rows[j - first][v]) for o, v, c in value) for j in maxima}
         return f"the {len(maxima)} maximal keys carry {len(carried)} different values" if len(carried) > 1 else ""
@@ -459,12 +467,13 @@ def _tau_float(tau: Expr, n: int) -> float:
     return float(eval_mp(tau, {"n": n}))
 
 
-def _leak_float(deficits, tau: float) -> float:
+def _leak_float(deficits, tau: float, counted=None) -> float:
+    """The soft weight on the keys whose ``counted`` deficit is positive (default: every key off the maxima)."""
     weights = [math.exp(-float(d) / tau) for d in deficits]
-    return sum(w for w, d in zip(weights, deficits) if d > 0) / sum(weights)
+    return sum(w for w, d in zip(weights, counted or deficits) if d > 0) / sum(weights)
 
 
-def _leak_exact(deficits, tau: Expr, n: int, dps: int) -> Fraction:
+def _leak_exact(deficits, tau: Expr, n: int, dps: int, counted=None) -> Fraction:
     import mpmath
 
     from .expr import eval_mp
@@ -472,5 +481,5 @@ def _leak_exact(deficits, tau: Expr, n: int, dps: int) -> Fraction:
     with mpmath.workdps(dps):
         t = eval_mp(tau, {"n": n})
         weights = [mpmath.exp(-mpmath.mpf(d.numerator) / d.denominator / t) for d in deficits]
-        off = mpmath.fsum(w for w, d in zip(weights, deficits) if d > 0)
+        off = mpmath.fsum(w for w, d in zip(weights, counted or deficits) if d > 0)
         return Fraction(mpmath.nstr(off / mpmath.fsum(weights), dps - 5)) - Fraction(1, 10**(dps - 10))

@@ -132,3 +132,38 @@ def test_a_tampered_special_key_record_fails_the_check():
     with pytest.raises(Exception):
         check(bad, model)
     check(cert, model)
+
+
+@pytest.mark.parametrize("name", LADDERS)
+def test_derived_ladder_schedule_is_within_two_of_the_critical_temperature(name):
+    """Issue 15: the kernel's case-split leakage (the rungs carry one value, so only BOS's weight moves the
+    output when a rung is on top) is exact on the worst word, so the derived τ is ≥ τ*/2 — and never above it."""
+    from certify.critical import critical_point
+    from certify.evaluate import tau_value_exact
+    from certify.expr import parse_expr
+
+    model = load_model(ROOT / "models" / "compiled" / f"{name}.json")
+    tau = parse_expr(certify(model, 1, 10**6, derive=True).certificate["claim"]["tau"], variables=("n",))
+    for n in (10, 100):
+        point = critical_point(model, n)
+        assert point.status == "bracketed", point
+        ratio = float(tau_value_exact(tau, n)) / point.tau_star
+        assert 0.5 <= ratio <= 1, (n, ratio)
+
+
+def test_the_audit_flags_a_leak_bound_below_the_weight_on_other_values():
+    """leak_other_values: the audit counts the weight on keys valued unlike the maxima; a box whose
+    leak_upper is below it (the checker bypassed) fails, and the untouched certificate passes."""
+    from certify.audit import AuditConfig, audit
+
+    model = load_model(ROOT / "models" / "compiled" / "counting-majority-bounded.json")
+    cert = certify(model, 1, 8, derive=True).certificate
+    amp = next(h for h in cert["facts"]["heads"] if h["head"].endswith("amplify"))
+    assert {"kind": "leak_other_values"} in amp["statements"]
+    cfg = AuditConfig(exhaustive_budget=200, random_words=0)
+    assert audit(cert, model, max_len=5, cfg=cfg).ok
+    bad = copy.deepcopy(cert)
+    for box in bad["boxes"]:
+        box["leak_upper"]["h2.amplify"] = "1e-300"
+    result = audit(bad, model, max_len=5, cfg=cfg)
+    assert not result.ok and "leak_upper" in result.failure.fact

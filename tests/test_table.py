@@ -70,7 +70,7 @@ def test_markdown_lists_every_row_and_value(table):
     lines = [line for line in text.splitlines() if line.startswith("| `")]
     assert len(lines) == 3
     assert "`23/(32*n)`: 0.07187 / 0.0007187" in lines[0] and "Θ(1/n)" in lines[0]
-    assert "`29/(128*n + 128)`" in lines[1]
+    assert "`83/(128*n + 128)`" in lines[1]
     header = text.splitlines()[2]
     assert all(line.count(" | ") == header.count(" | ") for line in lines)
 

@@ -234,6 +234,9 @@ def _head(fact: HeadFact, rng: dict, err: dict, taus, n, env, first: int, hi: in
         leak = (hi + 1 - first) * (-ratio).exp()
         if level is not None and (-ratio).exp() < 1:  # bands of width γ with ≤ c keys: L-ziggurat
             leak = leak.min(_lattice_leak(fact, ratio, level))
+        if fact.special:
+            leak = leak.min(special_leak(fact, [_over_tau(g, tau_expr, n) for g in fact.gammas],
+                                         other_values=fact.rungs_agree and eta.is_zero() and fp is None))
     lam = leak / (1 + leak)  # Λ = R/(W + R) ≤ r/(1 + r): the maxima weigh W ≥ 1 (L-layer-refined, leak-share)
     added = {}
     for o, v, c in head.value:
@@ -259,6 +262,24 @@ def _lattice_leak(fact: HeadFact, step_over_tau, level_size: int):
     if not q < 1:
         raise BoxFailure(f"head {fact.head.name!r}: e^(-step/τ) not certainly below 1")
     return level_size * q / (1 - q)
+
+
+def special_leak(fact: HeadFact, ratios: list, other_values: bool):
+    """L-special-key, case by case (ratios: the gammas (|A|, L − |A| at both end rows) over τ).  BOS on
+    top (U ≥ L): rung j lies ≥ L + |A|·j below, r ≤ e^{−(x₀ + 2x_A)}/(1 − q); the top rung on top
+    (U ≤ −L): BOS lies ≥ L − |A| below, the other rungs |A|·(j − 1), r ≤ e^{−x₀} + q/(1 − q), with
+    q = e^{−x_A}.  ``other_values`` (the rungs carry one value, exact scores): the weight that moves the
+    output is on keys whose value differs from the maximum's, and there the rungs leak nothing."""
+    x_a = abs(ratios[0])
+    x_0 = abs(ratios[1])
+    for r in ratios[2:]:
+        x_0 = x_0.min(abs(r))
+    q = (-x_a).exp()
+    if not q < 1:
+        raise BoxFailure(f"head {fact.head.name!r}: e^(-|A|/τ) not certainly below 1")
+    bos_top = (-(x_0 + 2 * x_a)).exp() / (1 - q)
+    rung_top = (-x_0).exp() + (0 if other_values else q / (1 - q))
+    return bos_top.max(rung_top)
 
 
 def _apart(ends, n) -> bool:

@@ -57,6 +57,8 @@ def head_record(fact: HeadFact, render=to_text) -> dict:
         record.update({"step": render(fact.step), "modulus": render(fact.modulus), "level_size": 1})
     elif fact.kind == "gap":
         record.update({"delta_key": render(fact.delta_key), "homogeneous": fact.homogeneous,
+                       **({"special_key": {"gammas": [_text(g) for g in fact.gammas], "rungs_agree": fact.rungs_agree}}
+                          if fact.special else {}),
                        "query": "constant" if fact.query_coord is None else "grid-or-finite",
                        **({} if fact.level_size is None else {"level_size": fact.level_size})})
     return record
@@ -127,7 +129,9 @@ def facts_record(st) -> dict:
       per box, ``unique``) — every non-maximal key's deficit s_max − s_j is ≥ w, each band
       [m·w, (m+1)·w), m ≥ 1, holds ≤ c keys, and (unique) one key is maximal; ``gap`` — every
       non-zero deficit is ≥ min |γ_k(n)| = γ (and with ``level_size`` c each band [m·γ, (m+1)·γ),
-      m ≥ 1, holds ≤ c keys); ``maxima_same_value`` — the maximal keys carry one value.
+      m ≥ 1, holds ≤ c keys); ``maxima_same_value`` — the maximal keys carry one value;
+      ``leak_other_values`` — the box's ``leak_upper`` bounds the soft weight on the keys whose value
+      differs from the maxima's (L-special-key with one value on every input key), not all keys off them.
     * per box (in ``boxes``): the soft weight off the hard maxima at τ(n) ≤ ``leak_upper``, the
       hard output's distance to the threshold ≥ ``margin_lower``, |soft − hard| ≤ ``error_upper``.
     """
@@ -179,6 +183,8 @@ def _head_statements(f: HeadFact) -> list[dict]:
         out = [{"kind": "levels", "width": _text(f.step), "unique": f.kind != "ziggurat"}]
     if f.homogeneous or f.kind == "ziggurat" and f.head.hard != "average":
         out.append({"kind": "maxima_same_value"})
+    if f.rungs_agree:  # L-special-key: the boxes' leak_upper bounds the weight on keys valued unlike the maxima
+        out.append({"kind": "leak_other_values"})
     return out
 
 

@@ -86,6 +86,8 @@ class HeadFact:
     grid_ends: tuple = ()  # gap: the query grid at rows i = first and i = n when it is affine in i
     gammas: tuple = ()  # gap: expressions in n whose least |value| bounds every non-zero gap (when given)
     level_size: int | None = None  # gap: ≤ c keys in each band of width γ below the maximum, when proved
+    special: bool = False  # L-special-key: gammas = (|A|, L(first) − |A|, L(n) − |A|), case-split leakage
+    rungs_agree: bool = False  # L-special-key: every input key carries one value vector (only BOS may differ)
     lemma: str = ""
 
 
@@ -603,8 +605,9 @@ def _special_key(layer: int, head: Head, coords: dict, first: int) -> HeadFact:
     gammas = (simplified(Neg(slope), ("n",)),) + tuple(simplified(BinOp("+", low, slope), ("n",)) for low in least)
     if not all(positive_from(g, 1) for g in gammas[1:]):
         raise Unsupported(f"{name}: |U_i| ≥ L(n) does not clear the ladder step |A(n)| for every n")
+    agree = all(coords[v].rest is not None and len(coords[v].rest) == 1 for _, v, _ in head.value)
     return HeadFact(layer, head, "gap", delta_key=slope, query_coord=u, homogeneous=True, gammas=gammas,
-                    level_size=2, lemma="L-special-key (unique maximum; deficits ≥ min(|A|, L − |A|), ≤ 2 keys a band: "
+                    level_size=2, special=True, rungs_agree=agree, lemma="L-special-key (unique maximum; deficits ≥ min(|A|, L − |A|), ≤ 2 keys a band: "
                     "L-gap with L-ziggurat's c = 2)")
 
 

@@ -40,7 +40,8 @@ from flint import arb, ctx, fmpq
 from ..errors import ExprError
 from ..expr import AltSign, BinOp, Expr, Log, Neg, Num, Pow, Var
 from ..model import AttentionLayer, Model
-from .bounds import PRECISION_BITS, _hull, _margin, _split_log, _token_hull, exact_fraction, gap_lower_bounds, q_ball
+from .bounds import (PRECISION_BITS, _hull, _margin, _split_log, _token_hull, exact_fraction, gap_lower_bounds, q_ball,
+                     special_leak)
 from .polyid import normal_form, univariate
 from .positivity import nonzero_from, positive_from
 from .records import lower, upper
@@ -420,6 +421,12 @@ def _head(fact: HeadFact, rng: dict, err: dict, tau_expr: Expr, n0: int, first: 
         if fact.level_size is not None:  # bands of width γ with ≤ c keys (L-ziggurat): either bound holds
             level = fact.level_size
             leak = min((leak, _lattice_leak(head, ratio, level, n0)), key=lambda m: _sup_or_inf(m, n0))
+        if fact.special:  # L-special-key case by case, where both ratios are constants on the tail
+            x_a, x_0 = _ratio(bounds[:1], tau_expr, n0, head), _ratio(bounds[1:], tau_expr, n0, head)
+            if x_a[1:] == x_0[1:] == (0, 0):
+                cases = special_leak(fact, [q_ball(x_a[0]), q_ball(x_0[0])],
+                                     other_values=fact.rungs_agree and eta.is_zero())
+                leak = min((leak, Mono(cases)), key=lambda m: _sup_or_inf(m, n0))
     lam = _capped(leak, n0)
     inv_tau = None
     added = {}
