@@ -167,3 +167,39 @@ def test_the_audit_flags_a_leak_bound_below_the_weight_on_other_values():
         box["leak_upper"]["h2.amplify"] = "1e-300"
     result = audit(bad, model, max_len=5, cfg=cfg)
     assert not result.ok and "leak_upper" in result.failure.fact
+
+
+def _drawn_ladder(rng: random.Random, valid: bool = False) -> dict:
+    """A counting comparison aimed at L-special-key's hypotheses: steps near the BOS bound (|A| → L),
+    several PE shapes, BOS shares with offsets 1/2 or 1/3, count coefficients and visibilities
+    (``valid``: a step and share that clear the bound, the rest drawn)."""
+    coef = rng.choice(("-1/4", "-3/8", "-7/16") if valid else ("-1/4", "-3/8", "-7/16", "-15/32", "-1/2", "-1/8", "1/8"))
+    pe = rng.choice(("i/(n+1)", "i/(n+2)") if valid else ("i/(n+1)", "i/n", "i/(n+2)", "(i+1)/(n+1)"))
+    share = rng.choice(("-1/2", "1/2", "-3/2") if valid else ("-1/2", "1/2", "-3/2", "-1/3", "2/3"))
+    model = _with_ladder(coef, pe, share)
+    for layer in model["layers"]:
+        for head in layer.get("heads", []):
+            if head["name"].endswith("count"):
+                head["value"] = [[o, d, str(rng.choice((1, 2, -1))) if d != "bos" else c] for o, d, c in head["value"]]
+            if head["name"].endswith("amplify"):
+                head["visible"] = rng.choice(("j<=i", "all", "j<i"))
+    model["name"] = f"ladder-{rng.randrange(10**6)}"
+    return model
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_drawn_ladders_are_sound_and_some_are_special_keys(seed):
+    """Every certificate of a drawn ladder holds on every word up to length 6 and on long adversarial words."""
+    rng = random.Random(seed)
+    special = 0
+    for k in range(4):
+        model = model_from_dict(_drawn_ladder(rng, valid=k == 0))
+        _, fact = _amplifier(analyse(model))
+        special += fact.lemma.startswith(LEMMA)
+        outcome = certify(model, 1, 1000, cfg=CertifyConfig(refute=False), derive=True)
+        if outcome.verdict != "certified":
+            continue
+        words = list(words_up_to(model.alphabet, 1, 6, budget=1200, random_words=0, random_max=1)) + \
+            _long_words(model.alphabet, seed=seed)
+        assert assert_certificate_holds(model, outcome.certificate["claim"], words) == len(words), model.name
+    assert special >= 1  # the draw reaches the rule (a sweep that certifies nothing by it would prove nothing)

@@ -324,7 +324,7 @@ def test_the_outside_coverage_examples_certify_for_every_length(path):
 
 @pytest.mark.parametrize("name, tau", [("exists-b.json", "1/10"), ("exists-b.json", "1/60"),
                                        ("since-a-b.json", "1/1000"), ("bos-first-a.json", "1/100"),
-                                       ("compiled/counting-majority-bounded.json", "1/(4*(n + 1))"),
+                                       ("compiled/ahat-past-vs-future-bounded.json", "1/(4*(n + 1)^2)"),
                                        ("compiled/tl-prev-next-bounded.json", "1/log(n + 2)")])
 def test_schedules_whose_leakage_grows_without_limit_are_never_certified_for_all_n(name, tau):
     """τ too hot for the head's gap or lattice step by more than a constant: γ/τ or |A|/τ does not grow like

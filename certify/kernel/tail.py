@@ -40,8 +40,8 @@ from flint import arb, ctx, fmpq
 from ..errors import ExprError
 from ..expr import AltSign, BinOp, Expr, Log, Neg, Num, Pow, Var
 from ..model import AttentionLayer, Model
-from .bounds import (PRECISION_BITS, _hull, _margin, _split_log, _token_hull, exact_fraction, gap_lower_bounds, q_ball,
-                     special_leak)
+from .bounds import (PRECISION_BITS, _hull, _margin, _one_noisy_input, _split_log, _token_hull, exact_fraction,
+                     gap_lower_bounds, q_ball, special_leak)
 from .polyid import normal_form, univariate
 from .positivity import nonzero_from, positive_from
 from .records import lower, upper
@@ -539,6 +539,15 @@ def _ffn_err(layer, fact, rng: dict, err: dict, n0: int) -> dict:
     e_h = [total([mul(const(abs(c)), err[d]) for d, c in u.inputs], n0) for u in layer.units]
     tops = [sup(e, n0) for e in e_h]
     outs = sorted({d for u in layer.units for d, _ in u.outputs})
+    exact = {}
+    for o in outs if fact.combos is not None else ():  # one erroneous input: its exact error, at the supremum
+        read = {d for u in layer.units if any(e == o for e, _ in u.outputs) for d, _ in u.inputs} | {o}
+        balls = {d: sup(err[d], n0) for d in read}
+        if all(b is not None for b in balls.values()) and (got := _one_noisy_input(layer, fact.pre, o, balls)) is not None:
+            exact[o] = Mono(got)
+    outs = [o for o in outs if o not in exact]
+    if not outs:
+        return {**err, **exact}
     if fact.combos is None:
         hs = [_pre_hull(u, rng) for u in layer.units]
         patterns = {tuple(_regime(h, e) for h, e in zip(hs, tops))}
@@ -560,7 +569,7 @@ def _ffn_err(layer, fact, rng: dict, err: dict, n0: int) -> dict:
                     slope[d] = slope.get(d, Fraction(0)) + co * c
             parts += [mul(const(abs(s)), err[d]) for d, s in slope.items() if s != 0]
             worst[o] = maximum(worst[o], total(parts, n0), n0)
-    return {**err, **worst}
+    return {**err, **worst, **exact}
 
 
 def _regime(h, e) -> str:
