@@ -84,7 +84,7 @@ def test_every_shipped_model_certifies_for_every_length(path):
     (("tail", "n"), [10**12 + 2, "inf"]),
     (("tail", "n"), [10**12 + 1, 10**13]),
     (("tail", "error_upper"), "1"),
-    (("tail", "exact"), False),
+    (("tail", "exact"), True),  # since-a-b's all-n error is 0.498 at 23/(32n): not exact
     (("tail", "margin_lower"), "0.75"),
     (("claim", "margin"), "0.75"),
 ])
