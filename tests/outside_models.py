@@ -6,7 +6,7 @@ Families:
   dims with several terms, bounded position embeddings (i/n, i/(n+1), 1/(i+1), (-1)^i) or
   unbounded ones (i, i², n, n − i), 1–3 layers, rounding FFNs between and after;
 * ``edit``: harmless edits of shipped models — rescaled scores, an extra unused dim, a head's
-  score with an added row-constant term, permuted dims.
+  score with an added row-constant term, permuted dims, a head split in two (value shares summing to 1).
 
 Drawn with a seeded :class:`random.Random`; :func:`simulable` is the brute-force check that
 decides whether a model is simulable at all (soft = hard on every short word at some τ).
@@ -68,7 +68,7 @@ def edited_model(rng: random.Random, index: int) -> dict:
     model = copy.deepcopy(base)
     model["name"] = f"edit-{index}-{base['name']}"
     model.pop("temperature", None)
-    edit = rng.choice(("rescale", "extra-dim", "row-constant", "permute"))
+    edit = rng.choice(("rescale", "extra-dim", "row-constant", "permute", "split"))
     heads = [h for layer in model["layers"] if layer["type"] == "attention" for h in layer["heads"]]
     if edit == "rescale" and heads:
         head = rng.choice(heads)
@@ -80,6 +80,14 @@ def edited_model(rng: random.Random, index: int) -> dict:
         model["dims"].append("row_n")
         model["embed"].setdefault("position", {})["row_n"] = "n"
         rng.choice(heads)["score"].append(["row_n", "row_n", 1])
+    elif edit == "split" and heads:
+        layer = rng.choice([lay for lay in model["layers"] if lay["type"] == "attention"])
+        head = rng.choice(layer["heads"])
+        share = Fraction(rng.choice(("1/2", "1/3", "3/4")))
+        halves = [dict(head, name=f"{head['name']}-{k}", value=[[o, v, str(Fraction(c) * part)] for o, v, c in head["value"]])
+                  for k, part in ((1, share), (2, 1 - share))]
+        at = layer["heads"].index(head)
+        layer["heads"][at:at + 1] = halves
     else:
         rng.shuffle(model["dims"])
     return model

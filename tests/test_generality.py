@@ -222,3 +222,49 @@ def test_a_failed_schedule_search_names_its_blocker():
     outcome = certify(model_from_dict(_exact_rows_model()), 1, 200, cfg=CertifyConfig(refute=False))
     assert outcome.verdict == "not proved"
     assert any("output dim 'out': margin 0" in b for b in outcome.blockers), outcome.blockers
+
+
+def _split(data: dict, share: Fraction, **change) -> dict:
+    """The first attention head with a non-empty score split in two heads writing share·v and (1 − share)·v
+    (``change``: fields of the second half, for halves that no longer attend alike)."""
+    model = json.loads(json.dumps(data))
+    model.pop("temperature", None)
+    model["name"] = f"split-{model['name']}"[:64]
+    for layer in model["layers"]:
+        for at, head in enumerate(layer.get("heads", [])):
+            if head["score"]:
+                halves = [dict(head, name=f"{head['name']}-{k}", value=[[o, v, str(Fraction(c) * part)]
+                                                                        for o, v, c in head["value"]])
+                          for k, part in ((1, share), (2, 1 - share))]
+                halves[1].update(change)
+                layer["heads"][at:at + 1] = halves
+                return model
+    raise AssertionError("no scored head")
+
+
+SPLIT = ["since-a-b.json", "exists-b.json", "bos-first-a.json", "compiled/induction-head-bounded.json"]
+
+
+@pytest.mark.parametrize("name", SPLIT)
+def test_a_head_split_in_two_keeps_its_certificate_and_schedule(name):
+    """Issue 12 (deliver 3): twin heads (same visibility, hard rule and score) put the same weights on every
+    key, so ⅓v + ⅔v is v again — the split model certifies at the original's derived schedule."""
+    data = json.loads((ROOT / "models" / name).read_text())
+    original = certify(model_from_dict(dict(data, temperature=None) if "temperature" in data else data), 1, 1000,
+                       derive=True)
+    split = model_from_dict(_split(data, Fraction(1, 3)))
+    outcome = certify(split, 1, 1000, derive=True)
+    assert outcome.verdict == "certified", outcome.blockers
+    assert outcome.certificate["claim"]["tau"] == original.certificate["claim"]["tau"]
+    check(outcome.certificate, split)
+    words = words_up_to(split.alphabet, 1, 6, budget=500, random_words=4, random_max=40, seed=1)
+    assert assert_certificate_holds(split, outcome.certificate["claim"], words) > 0
+
+
+@pytest.mark.parametrize("change", [{"visible": "j<=i"}, {"hard": "leftmost"}, {"score": [["one", "p", 1]]}])
+def test_halves_that_attend_differently_are_not_merged(change):
+    """Halves of since-a-b's head that differ in visibility, hard rule or score may pick different keys: the
+    output ½·b(j) + ½·b(j') can be ½, on the threshold — never certified."""
+    data = json.loads((ROOT / "models" / "since-a-b.json").read_text())
+    model = model_from_dict(_split(data, Fraction(1, 2), **change))
+    assert certify(model, 1, 200, cfg=CertifyConfig(refute=False)).verdict != "certified"

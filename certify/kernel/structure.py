@@ -786,10 +786,36 @@ def _rational_gcd(values) -> Fraction:
     return Fraction(gcd(*(int(v * den) for v in values)), den)
 
 
+def _twins_merged(facts: list) -> list:
+    """Heads of one layer with the same visibility, hard rule and score (coefficients summed per term)
+    put the same weights on every key, hard and soft, at every τ: their outputs are one head's with the
+    value terms of both (a head split in two writes ½v + ½v = v, which separate value sets would
+    widen to {0, ½, 1}).  Each group becomes one fact; its maxima carry one value when each twin's do."""
+    groups: dict = {}
+    for fact in facts:
+        terms: dict = {}
+        for q, k, c in fact.head.score:
+            terms[(q, k)] = terms.get((q, k), Fraction(0)) + c
+        key = (fact.head.visible, fact.head.hard, frozenset((t, c) for t, c in terms.items() if c))
+        groups.setdefault(key, []).append(fact)
+    out = []
+    for group in groups.values():
+        if len(group) == 1:
+            out.append(group[0])
+            continue
+        value: dict = {}  # one term per (out dim, key dim): ½·b + ½·b is b, not the sum of two unrelated halves
+        for f in group:
+            for o, v, c in f.head.value:
+                value[(o, v)] = value.get((o, v), Fraction(0)) + c
+        out.append(replace(group[0], head=replace(group[0].head, value=tuple((o, v, c) for (o, v), c in value.items())),
+                           homogeneous=all(f.homogeneous for f in group), rungs_agree=all(f.rungs_agree for f in group)))
+    return out
+
+
 def attention_coords(layer: AttentionLayer, coords: dict, first: int, facts: list,
                      max_length: int | None = None, joint: Joint | None = None) -> dict:
     new = dict(coords)
-    for fact in facts:
+    for fact in _twins_merged(facts):
         noisy = _noisy_outputs(fact, coords, joint)
         for out, val in _value_table(fact.head, coords).items():
             if val.grid is not None and "i" in variables_of(val.grid):
