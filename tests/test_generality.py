@@ -268,3 +268,41 @@ def test_halves_that_attend_differently_are_not_merged(change):
     data = json.loads((ROOT / "models" / "since-a-b.json").read_text())
     model = model_from_dict(_split(data, Fraction(1, 2), **change))
     assert certify(model, 1, 200, cfg=CertifyConfig(refute=False)).verdict != "certified"
+
+
+def _with_extra_head(data: dict, read_by_output: bool) -> dict:
+    """since-a-b plus a rightmost head whose tied maxima carry different values (no rule covers it) writing
+    a fresh dim; ``read_by_output``: the output FFN also reads that dim, so the head is live."""
+    model = json.loads(json.dumps(data))
+    model["name"], model["dims"] = "extra-head", model["dims"] + ["junk", "junk2"]
+    model["layers"][0]["heads"].append({"name": "junk", "hard": "rightmost", "visible": "all",
+                                        "score": [["one", "p", 1]], "value": [["junk", "b", 1]]})
+    model["layers"].insert(1, {"type": "attention", "heads": [{"name": "junk-reader", "hard": "average", "visible": "all",
+                                                                "score": [["junk", "p", 1]], "value": [["junk2", "a", 1]]}]})
+    if read_by_output:
+        model["layers"][-1]["hidden"][0]["in"]["junk"] = "1/8"
+    return model
+
+
+def test_dead_heads_block_nothing():
+    """Heads whose outputs never reach the output (a dead head feeding another) change neither the hard nor
+    the soft output: the model certifies at since-a-b's own schedule, and the audit holds on its words."""
+    data = json.loads((ROOT / "models" / "since-a-b.json").read_text())
+    model = model_from_dict(_with_extra_head(data, read_by_output=False))
+    outcome = certify(model, 1, 1000, derive=True)
+    assert outcome.verdict == "certified", outcome.blockers
+    assert outcome.certificate["claim"]["tau"] == certify(load_model(ROOT / "models" / "since-a-b.json"), 1, 1000,
+                                                          derive=True).certificate["claim"]["tau"]
+    assert {h["head"] for h in outcome.certificate["analysis"]["heads"]} == {"rightmost-p"}
+    check(outcome.certificate, model)
+    assert audit(outcome.certificate, model, max_len=6, cfg=AuditConfig(random_words=10)).ok
+    words = words_up_to(model.alphabet, 1, 6, budget=400, random_words=4, random_max=30, seed=2)
+    assert assert_certificate_holds(model, outcome.certificate["claim"], words) > 0
+
+
+def test_a_head_that_reaches_the_output_is_analysed():
+    """The same head read by the output FFN is live: no rule covers it, so the model is not certified."""
+    data = json.loads((ROOT / "models" / "since-a-b.json").read_text())
+    outcome = certify(model_from_dict(_with_extra_head(data, read_by_output=True)), 1, 200,
+                      cfg=CertifyConfig(refute=False))
+    assert outcome.verdict != "certified" and any("junk" in b for b in outcome.blockers)

@@ -1251,10 +1251,13 @@ def analyse(model: Model) -> Structure:
     history, joints = [coords], [joint]
     facts: list = []
     blockers: list[str] = []
+    live = live_heads(model)
     for k, layer in enumerate(model.layers):
         if isinstance(layer, AttentionLayer):
             heads = []
             for h in layer.heads:
+                if (k, h.name) not in live:
+                    continue
                 try:
                     heads.append(classify_head(k, h, coords, first, joint))
                 except Unsupported as exc:
@@ -1264,6 +1267,7 @@ def analyse(model: Model) -> Structure:
                      else f for f in heads]
             facts.append(tuple(heads))
             coords = attention_coords(layer, coords, first, heads, model.max_length, joint)
+            coords.update({o: Coord() for h in layer.heads if (k, h.name) not in live for o, _, _ in h.value})
             joint = _without(joint, {o for h in layer.heads for o, _, _ in h.value})
         else:
             fact = ffn_fact(k, layer, coords)
@@ -1350,6 +1354,25 @@ def _embedding_joint(model: Model, dims: list[str]) -> set | None:
 def _top_gap(vector: tuple) -> Fraction:
     top, second = sorted(vector, reverse=True)[:2]
     return top - second
+
+
+def live_heads(model: Model) -> frozenset:
+    """(layer, name) of every head whose output can reach the model's output.  Layers add to the residual
+    stream, so a dim read later (by a live head's score or value, by a live FFN unit, or as the output)
+    is live before every earlier layer, and a head is live when it writes a live dim.  A dead head changes
+    neither the hard nor the soft output: it needs no fact, and one that no rule covers blocks nothing
+    (its dims are then known to nothing: the analysis claims no value for them)."""
+    live = {model.output.dim} | set(model.output.argmax)
+    heads: set = set()
+    for k in range(len(model.layers) - 1, -1, -1):
+        layer = model.layers[k]
+        if isinstance(layer, AttentionLayer):
+            alive = [h for h in layer.heads if any(o in live for o, _, _ in h.value)]
+            heads.update((k, h.name) for h in alive)
+            live |= {d for h in alive for q, key, _ in h.score for d in (q, key)} | {v for h in alive for _, v, _ in h.value}
+        else:
+            live |= {d for u in layer.units if any(o in live for o, _ in u.outputs) for d, _ in u.inputs}
+    return frozenset(heads)
 
 
 def dims_written(layer) -> set:
