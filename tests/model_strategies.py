@@ -150,7 +150,8 @@ def models(draw, heads: str = "any", bounded: bool = False, max_layers: int = 3,
     model = {"format": "hardsoft.model/1", "name": draw(st.from_regex(r"[A-Za-z0-9._-]{1,12}", fullmatch=True)),
              "alphabet": alphabet, "bos": bos, "dims": list(perm),
              "embed": {"token": token, "position": position}, "layers": layers,
-             "output": {"dim": draw(st.sampled_from(work + work + ["pos"])),
+             # mostly a dim the last attention layer writes, so its heads reach the output (dead heads are skipped)
+             "output": {"dim": draw(st.sampled_from(_last_written(layers) * 6 + work + ["pos"])),
                         "position": draw(st.sampled_from(("last", "first", "all"))),
                         "threshold": draw(num())}}
     if draw(st.booleans()):
@@ -158,6 +159,11 @@ def models(draw, heads: str = "any", bounded: bool = False, max_layers: int = 3,
     if draw(st.booleans()):
         model["temperature"] = draw(temperatures())
     return model
+
+
+def _last_written(layers: list) -> list:
+    attention = [layer for layer in layers if layer["type"] == "attention"]
+    return sorted({o for h in attention[-1]["heads"] for o, _, _ in h["value"]}) if attention else []
 
 
 @st.composite

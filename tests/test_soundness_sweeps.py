@@ -77,8 +77,10 @@ def _format_sweep(examples: int, n_max: int) -> Counter:
 
 def test_random_format_models_certified_claims_hold():
     """Hypothesis models of every shape the format allows: whatever gets certified must be true."""
-    counts = _format_sweep(examples=60, n_max=6)
-    assert counts["non-uniform"] >= 15, counts  # measured: 23 of 60 (derandomized)
+    counts = _format_sweep(examples=80, n_max=6)
+    # measured (derandomized): 17 of 80 with a non-uniform LIVE head; before dead heads were skipped the count
+    # was 23 of 60, most of them heads whose output never reached the model's output
+    assert counts["non-uniform"] >= 15, counts
 
 
 @pytest.mark.slow
