@@ -554,7 +554,7 @@ def _gap(layer: int, head: Head, coords: dict, queries: list, qconst: list, firs
                       "with a known grid and keys that are finite-valued or affine in the position)")
 
 
-def _special_key(layer: int, head: Head, coords: dict, first: int) -> HeadFact:
+def _special_key(layer: int, head: Head, coords: dict, first: int) -> HeadFact | None:
     """L-special-key: a ladder A(n)·j with A < 0 over the input keys and one special key, BOS at j = 0,
     shifted by U_i (terms q_i·x_j whose key dim x is 0 off the BOS row).  With |U_i| ≥ L(i, n) > |A(n)|
     the maximum is unique (BOS when U_i > 0, the ladder's top j = 1 when U_i < 0), every other key lies
@@ -566,6 +566,8 @@ def _special_key(layer: int, head: Head, coords: dict, first: int) -> HeadFact:
     A(n) < 0 and L(end, n) + A(n) > 0 at both end rows (L = share/|G(i, n)| for U on a grid G affine
     in i, whose |G| is largest at an end; or the least non-zero |U| of a finite set without 0)."""
     name = f"head {head.name!r}: special key"
+    if not any(coords[k].rest == {Fraction(0)} and coords[k].at_bos for _, k, _ in head.score):
+        return None  # no term reads a BOS indicator: the rule does not apply (and says nothing)
     if first != 0 or head.visible not in ("all", "j<=i", "j<i"):
         raise Unsupported(f"{name}: needs a BOS key visible from every non-empty row")
     slope: Expr = Num(Fraction(0))
