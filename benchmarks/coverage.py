@@ -1,9 +1,10 @@
 """Measured coverage on outside-style models (issue 12): of the random models that brute force
 shows simulable, how many does the certifier prove, and does every certificate survive brute force?
 
-    PYTHONPATH=. python3 benchmarks/coverage.py SEED COUNT bounded|unbounded [--nmax 1000] [--sim-len 6] [--models DIR]
+    PYTHONPATH=. python3 benchmarks/coverage.py SEED COUNT bounded|unbounded|edits [--nmax 1000] [--sim-len 6] [--models DIR]
 
-Draws COUNT models with ``tests/outside_models.random_model`` (seeded), keeps the simulable ones
+Draws COUNT models with ``tests/outside_models.random_model`` (``edits``: ``edited_model``, harmless edits of the
+shipped models) (seeded), keeps the simulable ones
 (soft = hard on every word up to length ``--sim-len`` at one of ``TRY_TAUS``), certifies each to n_max, and
 brute-forces every certificate (exact hard vs 60-digit soft on all words up to length 7 within a
 budget plus random long words, at the certified τ).  Prints one line per model, the counts, and the
@@ -26,7 +27,7 @@ from certify.certifier import CertifyConfig, certify  # noqa: E402
 from certify.evaluate import hard_run, soft_run  # noqa: E402
 from certify.expr import parse_expr  # noqa: E402
 from certify.model import model_from_dict  # noqa: E402
-from outside_models import random_model, simulable  # noqa: E402
+from outside_models import edited_model, random_model, simulable  # noqa: E402
 from soundness import assert_certificate_holds, words_up_to  # noqa: E402
 
 
@@ -45,7 +46,7 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("seed", type=int)
     ap.add_argument("count", type=int)
-    ap.add_argument("family", choices=("bounded", "unbounded", "b", "u"))
+    ap.add_argument("family", choices=("bounded", "unbounded", "edits", "b", "u", "e"))
     ap.add_argument("--nmax", type=int, default=1000)
     ap.add_argument("--models", type=Path, default=None, help="write every simulable model here")
     ap.add_argument("--start", type=int, default=0, help="skip the first START draws (same rng stream)")
@@ -55,7 +56,7 @@ def main(argv=None) -> int:
     rng = random.Random(args.seed)
     blockers, verdicts, unsound, ties = collections.Counter(), collections.Counter(), [], []
     for k in range(args.count):
-        data = random_model(rng, k, unbounded=unbounded)
+        data = edited_model(rng, k) if args.family.startswith("e") else random_model(rng, k, unbounded=unbounded)
         if k < args.start:
             continue
         model = model_from_dict(data)

@@ -6,7 +6,7 @@ Families:
   dims with several terms, bounded position embeddings (i/n, i/(n+1), 1/(i+1), (-1)^i) or
   unbounded ones (i, i², n, n − i), 1–3 layers, rounding FFNs between and after;
 * ``edit``: harmless edits of shipped models — rescaled scores, an extra unused dim, a head's
-  score with an added row-constant term, permuted dims, a head split in two (value shares summing to 1).
+  score with an added row-constant term, permuted dims, a head split in two (value shares summing to 1), an extra head whose output nothing reads.
 
 Drawn with a seeded :class:`random.Random`; :func:`simulable` is the brute-force check that
 decides whether a model is simulable at all (soft = hard on every short word at some τ).
@@ -68,7 +68,7 @@ def edited_model(rng: random.Random, index: int) -> dict:
     model = copy.deepcopy(base)
     model["name"] = f"edit-{index}-{base['name']}"
     model.pop("temperature", None)
-    edit = rng.choice(("rescale", "extra-dim", "row-constant", "permute", "split"))
+    edit = rng.choice(("rescale", "extra-dim", "row-constant", "permute", "split", "extra-head"))
     heads = [h for layer in model["layers"] if layer["type"] == "attention" for h in layer["heads"]]
     if edit == "rescale" and heads:
         head = rng.choice(heads)
@@ -80,6 +80,13 @@ def edited_model(rng: random.Random, index: int) -> dict:
         model["dims"].append("row_n")
         model["embed"].setdefault("position", {})["row_n"] = "n"
         rng.choice(heads)["score"].append(["row_n", "row_n", 1])
+    elif edit == "extra-head" and heads:  # a head nothing reads: ties with different values, no rule covers it
+        model["dims"].append("unused")
+        layer = rng.choice([lay for lay in model["layers"] if lay["type"] == "attention"])
+        read = rng.choice(model["dims"][:-1])
+        layer["heads"].append({"name": "extra", "hard": rng.choice(("rightmost", "average")), "visible": "all",
+                               "score": [["one" if "one" in model["dims"] else read, read, 1]],
+                               "value": [["unused", rng.choice(model["dims"][:-1]), 1]]})
     elif edit == "split" and heads:
         layer = rng.choice([lay for lay in model["layers"] if lay["type"] == "attention"])
         head = rng.choice(layer["heads"])
