@@ -90,14 +90,20 @@ def edited_model(rng: random.Random, index: int) -> dict:
     elif edit == "split" and heads:
         layer = rng.choice([lay for lay in model["layers"] if lay["type"] == "attention"])
         head = rng.choice(layer["heads"])
-        share = Fraction(rng.choice(("1/2", "1/3", "3/4")))
-        halves = [dict(head, name=f"{head['name']}-{k}", value=[[o, v, str(Fraction(c) * part)] for o, v, c in head["value"]])
-                  for k, part in ((1, share), (2, 1 - share))]
-        at = layer["heads"].index(head)
-        layer["heads"][at:at + 1] = halves
+        split_head(layer, layer["heads"].index(head), Fraction(rng.choice(("1/2", "1/3", "3/4"))))
     else:
         rng.shuffle(model["dims"])
     return model
+
+
+def split_head(layer: dict, at: int, share: Fraction, **change) -> None:
+    """Replace head ``at`` of ``layer`` by two heads writing share·v and (1 − share)·v (``change``: fields
+    of the second half, for halves that no longer attend alike)."""
+    head = layer["heads"][at]
+    halves = [dict(head, name=f"{head['name']}-{k}", value=[[o, v, str(Fraction(c) * part)] for o, v, c in head["value"]])
+              for k, part in ((1, share), (2, 1 - share))]
+    halves[1].update(change)
+    layer["heads"][at:at + 1] = halves
 
 
 def simulable(model, max_len: int = 5) -> str | None:

@@ -23,7 +23,7 @@ from certify.evaluate import hard_run, soft_run
 from certify.expr import eval_exact, parse_expr
 from certify.kernel.structure import analyse
 from certify.model import load_model, model_from_dict
-from outside_models import edited_model, random_model, simulable
+from outside_models import edited_model, random_model, simulable, split_head
 from soundness import assert_certificate_holds, words_up_to
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -233,11 +233,7 @@ def _split(data: dict, share: Fraction, **change) -> dict:
     for layer in model["layers"]:
         for at, head in enumerate(layer.get("heads", [])):
             if head["score"]:
-                halves = [dict(head, name=f"{head['name']}-{k}", value=[[o, v, str(Fraction(c) * part)]
-                                                                        for o, v, c in head["value"]])
-                          for k, part in ((1, share), (2, 1 - share))]
-                halves[1].update(change)
-                layer["heads"][at:at + 1] = halves
+                split_head(layer, at, share, **change)
                 return model
     raise AssertionError("no scored head")
 
