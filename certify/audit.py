@@ -378,6 +378,8 @@ def _coord_statement(rec: dict):
     grid = None if "grid" not in rec or rec["grid"] == "1" and rec.get("offset", "0") == "0" and values is not None \
         else _memo(parse_expr(rec["grid"]))  # G = 1, offset 0 next to a value set: implied by the set's check
     offset = Fraction(rec.get("offset", "0"))
+    spread = None if "harmonic" not in rec else (frozenset(Fraction(v) for v in rec["harmonic"]["points"]),
+                                                 [(Fraction(v), Fraction(d)) for v, d in rec["harmonic"]["families"]])
 
     def test(v: Fraction, p: int, n: int, is_bos: bool) -> str:
         if values is not None and v not in values:
@@ -388,6 +390,9 @@ def _coord_statement(rec: dict):
             return f"value {v} at the BOS row is not {at_bos}"
         if exact is not None and v != exact(p, n):
             return f"value {v} differs from {rec['exact']} = {exact(p, n)}"
+        if spread is not None and v not in spread[0] and not any(
+                v != w and (k := d / (v - w)).denominator == 1 and k >= 1 for w, d in spread[1]):
+            return f"value {v} is neither a recorded point nor v + d/k (k ≥ 1) of a recorded family"
         if den is not None and v.denominator > den(p, n):
             return f"value {v} has a denominator above {rec['denominator_at_most']} = {den(p, n)}"
         if grid is not None:

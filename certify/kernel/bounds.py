@@ -31,7 +31,7 @@ from ..expr import BinOp, Expr, Log, Num, eval_ball
 from ..model import AttentionLayer, Model
 from .polyid import ball_of, univariate
 from .rounding_error import FloatFormat, RoundingFailure
-from .structure import HeadFact, Structure, argmax_gap, first_row_exact
+from .structure import HeadFact, Structure, argmax_gap, first_row_exact, harmonic_distance
 
 PRECISION_BITS = 128
 ZERO = arb(0)
@@ -294,7 +294,7 @@ def _level_size(fact: HeadFact, n) -> int:
         if not _apart(ends, n):
             degree[a] += 1
             degree[b] += 1
-    return 1 + max(degree, default=0)
+    return 1 + max(degree, default=0) + fact.bos_off_lattice  # the BOS key joins at most one band (L-bos-apart)
 
 
 def _split_log(e: Expr):
@@ -466,6 +466,8 @@ def _margin(coord, rng, threshold: Fraction, at_bos: bool = False) -> object:
         return q_ball(abs(coord.at_bos - threshold))
     if coord.fin is not None:
         return q_ball(min(abs(v - threshold) for v in coord.fin))
+    if coord.harmonic is not None:
+        return q_ball(harmonic_distance(coord.harmonic, threshold))
     t = q_ball(threshold)
     if rng > t:
         return rng.lower() - t

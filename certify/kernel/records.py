@@ -168,6 +168,9 @@ def _coord_record(c: Coord, written: bool) -> dict:
         entry["value_at_bos"] = str(c.at_bos)
     if c.den_bound is not None:
         entry["denominator_at_most"] = _text(c.den_bound)
+    if c.harmonic is not None:
+        entry["harmonic"] = {"points": [str(v) for v in sorted(c.harmonic[0])],
+                             "families": [[str(v), str(d)] for v, d in sorted(c.harmonic[1])]}
     if c.exact_unless is not None and written:  # an embedding is exact: only written dims say more
         entry["exact_unless"] = [str(v) for v in sorted(c.exact_unless)]
     return entry
@@ -180,7 +183,8 @@ def _head_statements(f: HeadFact) -> list[dict]:
         out = [{"kind": "gap", "gamma_min_of": [_text(g) for g in gap_lower_bounds(f)],
                 **({} if f.level_size is None else {"level_size": f.level_size})}]
     else:  # ziggurat: |A(n)|, c from the box; lookup: α(i, n), c = 2; distinct: |A(n)|, c = 1
-        out = [{"kind": "levels", "width": _text(f.step), "unique": f.kind != "ziggurat"}]
+        out = [{"kind": "levels", "width": _text(f.step), "unique": f.kind != "ziggurat",
+                **({"bos_off_lattice": True} if f.bos_off_lattice else {})}]  # L-bos-apart: c counts BOS too
     if f.homogeneous or f.kind == "ziggurat" and f.head.hard != "average":
         out.append({"kind": "maxima_same_value"})
     if f.rungs_agree:  # L-special-key: the boxes' leak_upper bounds the weight on keys valued unlike the maxima

@@ -66,6 +66,8 @@ class Coord:
     den_bound: Expr | None = None  # the value's denominator is at most B(i, n) (a mean over ≤ |U_i| maxima)
     # soft = hard exactly (every τ) at each row whose hard value is outside this set; None: no claim
     exact_unless: frozenset | None = None
+    # the value lies in points ∪ {v + d/k : k = 1, 2, …} for a family (v, d) (L-bos-level); fin is then None
+    harmonic: tuple[frozenset, frozenset] | None = None
 
 
 @dataclass(frozen=True)
@@ -88,6 +90,7 @@ class HeadFact:
     level_size: int | None = None  # gap: ≤ c keys in each band of width γ below the maximum, when proved
     special: bool = False  # L-special-key: gammas = (|A|, L(first) − |A|, L(n) − |A|), case-split leakage
     rungs_agree: bool = False  # L-special-key: every input key carries one value vector (only BOS may differ)
+    bos_off_lattice: bool = False  # ziggurat: the BOS key is off the lattice, ≥ one step from every key (L-bos-apart)
     lemma: str = ""
 
 
@@ -266,8 +269,18 @@ def _add(a: Coord, b: Coord) -> Coord:
         return b
     fin = _sums(a.fin, b.fin)
     at_bos = None if a.at_bos is None or b.at_bos is None else a.at_bos + b.at_bos
+    if fin is None and (shifted := _harmonic_shift(a, b) or _harmonic_shift(b, a)) is not None:
+        return Coord(harmonic=shifted, rest=_sums(a.rest, b.rest), at_bos=at_bos)
     grid, offset = (Num(Fraction(_den_lcm(fin))), Fraction(0)) if fin is not None else _sum_grid(a, b)
     return Coord(fin=fin, grid=grid, offset=offset, rest=_sums(a.rest, b.rest), at_bos=at_bos)
+
+
+def _harmonic_shift(a: Coord, b: Coord) -> tuple | None:
+    """b's harmonic description shifted by each of a's finitely many values (x + v + d/k)."""
+    if a.fin is None or b.harmonic is None or len(a.fin) * (len(b.harmonic[0]) + len(b.harmonic[1])) > MAX_FIN:
+        return None
+    points, families = b.harmonic
+    return frozenset(x + p for x in a.fin for p in points), frozenset((x + v, d) for x in a.fin for v, d in families)
 
 
 def _row_constant(c: Coord) -> Expr | None:
@@ -489,14 +502,26 @@ def _ziggurat(layer: int, head: Head, coords: dict, qexact: list, first: int) ->
             off = BinOp("+", off, BinOp("*", weight, Num(v)))
         offsets.append(off)
     values = _values_by_combo(head, coords, names, combos)
+    bos = _bos_only([dict(zip(names, c)) for c in combos], names, coords) if first == 0 else set()
+    off_lattice = False
     ties = []
     for a, b in itertools.combinations(range(len(combos)), 2):
         ratio = BinOp("/", BinOp("-", offsets[a], offsets[b]), step)
         if not integer_polynomial(ratio, ("i", "n")):
-            raise Unsupported(f"head {head.name!r}: score offsets are not on the lattice of step A(n) = "
-                              f"{to_text(step)} (L-ziggurat needs integer multiples)")
+            if len({a, b} & bos) != 1:
+                raise Unsupported(f"head {head.name!r}: score offsets are not on the lattice of step A(n) = "
+                                  f"{to_text(step)} (L-ziggurat needs integer multiples)")
+            off_lattice = True
+            continue  # the BOS key: a step or more from every key (checked below), so it never ties
         if (values is None or values[a] != values[b]) and not is_zero(ratio, ("i", "n")):
             ties.append(ratio)  # keys a ratio apart carry different values: they must never tie
+    if off_lattice:
+        for z in bos:
+            for c in set(range(len(combos))) - bos:
+                ratio = BinOp("/", BinOp("-", offsets[z], offsets[c]), step)
+                if not _bos_apart(ratio, head.visible, first):
+                    raise Unsupported(f"head {head.name!r}: the BOS key is off the lattice of step A(n) = {to_text(step)} "
+                                      f"and not a step or more from every key (L-bos-apart)")
     classes: list[int] = []
     for a in range(len(combos)):
         if not any(is_zero(BinOp("-", offsets[a], offsets[b]), ("i", "n")) for b in classes):
@@ -508,9 +533,20 @@ def _ziggurat(layer: int, head: Head, coords: dict, qexact: list, first: int) ->
     # (its maxima carry one value, so its output is a key's value — e.g. a unique maximum)
     homogeneous = head.hard == "average" and not ties
     return HeadFact(layer, head, "ziggurat", step=step, offsets=tuple(offsets[a] for a in classes),
-                    pairs=pairs, homogeneous=homogeneous,
+                    pairs=pairs, homogeneous=homogeneous, bos_off_lattice=off_lattice,
                     ties_apart=tuple(apart_ends(r, head.visible, first) for r in ties) if head.hard != "average" else (),
-                    lemma="L-ziggurat (lattice of step |A(n)|, c positions a level; L-tiebreak)")
+                    lemma="L-ziggurat (lattice of step |A(n)|, c positions a level; L-tiebreak)"
+                    + ("; BOS off the lattice: L-bos-apart" if off_lattice else ""))
+
+
+def _bos_apart(ratio: Expr, visible: str, first: int) -> bool:
+    """|R − j| ≥ 1 for every input key position 1 ≤ j ≤ D (D the key distance, BOS at 0), for every n ≥ 1
+    and row i: R ≤ 0, or R ≥ D + 1 — each checked at both end rows (affine in i, so extreme there)."""
+    for e in (BinOp("-", Num(Fraction(0)), ratio), BinOp("-", ratio, BinOp("+", key_distance(visible, first), Num(Fraction(1))))):
+        if affine_in(e, "i") is not None and all(_holds(substitute(e, "i", row), strict=False)
+                                                 for row in (Num(Fraction(first)), Var("n"))):
+            return True
+    return False
 
 
 def _values_by_combo(head: Head, coords: dict, names: list[str], combos: list) -> list | None:
@@ -818,7 +854,7 @@ def attention_coords(layer: AttentionLayer, coords: dict, first: int, facts: lis
                      max_length: int | None = None, joint: Joint | None = None) -> dict:
     new = dict(coords)
     for fact in _twins_merged(facts):
-        noisy = _noisy_outputs(fact, coords, joint)
+        noisy = _noisy_outputs(fact, coords, joint, first)
         for out, val in _value_table(fact.head, coords).items():
             if val.grid is not None and "i" in variables_of(val.grid):
                 val = Coord(fin=val.fin)  # the key's grid varies with the key position
@@ -832,6 +868,8 @@ def attention_coords(layer: AttentionLayer, coords: dict, first: int, facts: lis
                 contrib = Coord(fin=val.fin, grid=val.grid, offset=val.offset)
             elif fact.kind != "uniform" and (means := maxima_means(fact.head, coords, joint, first).get(out)) is not None:
                 contrib = Coord(fin=means, grid=Num(Fraction(_den_lcm(means))))  # L-maxima-classes
+            elif fact.kind != "uniform" and (spread := maxima_harmonic(fact.head, coords, joint, first).get(out)):
+                contrib = Coord(harmonic=spread)  # L-bos-level
             elif max_length is not None and val.fin is not None and \
                     (means := _mean_values(val.fin, max_length + 1 - first)) is not None:
                 contrib = Coord(fin=means, grid=Num(Fraction(_den_lcm(means))))  # a bounded model's means
@@ -844,7 +882,9 @@ def attention_coords(layer: AttentionLayer, coords: dict, first: int, facts: lis
                 contrib = Coord()
             if may_be_empty(fact.head.visible):  # an empty row adds 0, which is on the integral grid only
                 contrib = Coord(fin=None if contrib.fin is None else contrib.fin | {Fraction(0)},
-                                grid=integral_grid(contrib), den_bound=contrib.den_bound)
+                                grid=integral_grid(contrib), den_bound=contrib.den_bound,
+                                harmonic=None if contrib.harmonic is None else
+                                (contrib.harmonic[0] | {Fraction(0)}, contrib.harmonic[1]))
             contrib = replace(contrib, at_bos=_bos_row_output(fact.head.visible, first, val))
             new[out] = replace(_add(new[out], contrib), exact_unless=_noisy_sum(new[out], contrib, noisy.get(out)))
     return new
@@ -863,57 +903,128 @@ def maxima_means(head: Head, coords: dict, joint: Joint | None, first: int) -> d
     one value from V(f) for each f of a non-empty set of levels that may tie pairwise
     (:func:`never_tie`).  Anything else (a query or key dim
     neither finite nor position-embedded, P_q not injective, a level with mixed values): {}."""
+    found = _maxima_values(head, coords, joint, first)
+    if found is None or found[1]:
+        return {}
+    return {o: frozenset(v[t] for v in found[0]) for t, o in enumerate(found[2])}
+
+
+def maxima_harmonic(head: Head, coords: dict, joint: Joint | None, first: int) -> dict:
+    """out dim → (points, families) when some level of maxima mixes the BOS key with keys of one other
+    value (L-bos-level: the mean of b and m copies of v is v + (b − v)/(m + 1)); {} otherwise."""
+    found = _maxima_values(head, coords, joint, first)
+    if found is None or not found[1]:
+        return {}
+    points, families, outs = found
+    return {o: (frozenset(p[t] for p in points), frozenset((v[t], d[t]) for v, d in families))
+            for t, o in enumerate(outs)}
+
+
+def _maxima_values(head: Head, coords: dict, joint: Joint | None, first: int) -> tuple | None:
+    """(point value vectors, families (v, d) of vectors, out dims) over every query, or None."""
+    table = _query_table(head, coords, joint)
+    if table is None:
+        return None
+    qdims, qrows, outs = table[0], table[1], table[-1]
+    points: set = set()
+    families: set = set()
+    for qc in qrows:
+        means = _query_means(head, coords, first, table, dict(zip(qdims, qc)))
+        if means is None:
+            return None
+        points.update(means[0])
+        families.update(means[1])
+    if not points | families or len(points) + len(families) > MAX_FIN:
+        return None
+    return points, families, outs
+
+
+def _query_table(head: Head, coords: dict, joint: Joint | None) -> tuple | None:
+    """What :func:`_query_means` needs, shared by every query: (query dims, their joint values,
+    score terms left after row constants, finite key dims, position key dims, key classes, the value
+    each class carries, out dims), or None when a dim is neither finite nor position-embedded."""
     shadow = [t for t in head.score if _row_constant(coords[t[1]]) is None]
     outs = tuple(dict.fromkeys(o for o, _, _ in head.value))
     fdims = sorted({k for _, k, _ in shadow if coords[k].fin is not None} | {v for _, v, _ in head.value})
     pdims = sorted({k for _, k, _ in shadow if coords[k].fin is None})
     if head.hard != "average" or any(coords[k].pe is None for k in pdims) or set(pdims) & set(fdims):
-        return {}
+        return None
     qdims = sorted({q for q, _, _ in shadow})
     qrows, krows = _joint_values(qdims, coords, joint), _joint_values(fdims, coords, joint)
     if qrows is None or krows is None or len(qrows) * len(krows) > MAX_COMBOS:
-        return {}
+        return None
     classes = [dict(zip(fdims, row)) for row in krows]
     carried = [tuple(sum((c * k[v] for o2, v, c in head.value if o2 == o), Fraction(0)) for o in outs) for k in classes]
-    found: set = set()
-    for qc in qrows:
-        q = dict(zip(qdims, qc))
-        weight: dict = {}
-        for a, b, c in shadow:
-            weight[b] = weight.get(b, Fraction(0)) + c * q[a]
-        scores = [sum((weight[d] * k[d] for d in fdims if d in weight), Fraction(0)) for k in classes]
-        position = [(weight[d], coords[d].pe) for d in pdims if weight[d]]
-        if not position:  # the maxima are one level of F_q: one value there, or nothing is known
-            floor = _bos_score(weight, fdims, coords, head.visible, first)
-            levels: dict = {}
-            for s, v in zip(scores, carried):
-                if floor is None or s >= floor:  # a level below the ever-visible BOS key is never maximal
-                    levels.setdefault(s, set()).add(v)
-            if any(len(vs) > 1 for vs in levels.values()):
-                return {}
-            found.update(v for vs in levels.values() for v in vs)
-            continue
-        if not _injective_in_position(position):
-            return {}
-        levels = {}
-        for s, v in zip(scores, carried):
-            levels.setdefault(s, set()).add(v)
-        pe = _position_sum(position)
-        apart = {(f, g) for f, g in itertools.combinations(sorted(levels), 2)
-                 if never_tie(g - f, pe, head.visible, first)}
-        means = _one_per_level_means(levels, apart, len(outs))
-        if means is None:
-            return {}
-        found.update(means)
-    if not found or len(found) > MAX_FIN:
-        return {}
-    return {o: frozenset(v[t] for v in found) for t, o in enumerate(outs)}
+    return qdims, qrows, shadow, fdims, pdims, classes, carried, outs
 
 
-def _means_known(fact: HeadFact, coords: dict, first: int, joint: Joint | None) -> bool:
-    """Whether :func:`attention_coords` takes this head's output values from :func:`maxima_means`."""
-    return fact.kind not in ("uniform", "unsupported") and fact.head.hard == "average" and not fact.homogeneous \
-        and bool(maxima_means(fact.head, coords, joint, first))
+def _query_means(head: Head, coords: dict, first: int, table: tuple, q: dict) -> tuple | None:
+    """(points, families) holding the output values of the head at rows whose query dims take the
+    values ``q`` (see :func:`maxima_means`, :func:`maxima_harmonic`), or None when not known."""
+    _, _, shadow, fdims, pdims, classes, carried, outs = table
+    weight: dict = {}
+    for a, b, c in shadow:
+        weight[b] = weight.get(b, Fraction(0)) + c * q[a]
+    scores = [sum((weight[d] * k[d] for d in fdims if d in weight), Fraction(0)) for k in classes]
+    position = [(weight[d], coords[d].pe) for d in pdims if weight[d]]
+    levels: dict = {}
+    if not position:  # the maxima are one level of F_q: one value there, or nothing is known
+        floor = _bos_score(weight, fdims, coords, head.visible, first)
+        bos = _bos_only(classes, fdims, coords) if floor is not None else set()
+        for k, (s, v) in enumerate(zip(scores, carried)):
+            if floor is None or s >= floor:  # a level below the ever-visible BOS key is never maximal
+                levels.setdefault(s, {})[k] = v
+        points, families = set(), set()
+        for level in levels.values():
+            values, others = set(level.values()), {v for k, v in level.items() if k not in bos}
+            if len(values) == 1:
+                points.update(values)
+            elif len(others) == 1 and len(values) == 2:  # the BOS key (always visible) and m keys valued v
+                (v,), (b,) = others, values - others
+                families.add((v, tuple(x - y for x, y in zip(b, v))))
+            else:
+                return None
+        return points, families
+    if not _injective_in_position(position):
+        return None
+    for s, v in zip(scores, carried):
+        levels.setdefault(s, set()).add(v)
+    pe = _position_sum(position)
+    apart = {(f, g) for f, g in itertools.combinations(sorted(levels), 2) if never_tie(g - f, pe, head.visible, first)}
+    means = _one_per_level_means(levels, apart, len(outs))
+    return None if means is None else (set(means), set())
+
+
+def harmonic_distance(spread: tuple, threshold: Fraction) -> Fraction:
+    """inf |y − θ| over y ∈ points ∪ {v + d/k : k ≥ 1}: k ↦ v + d/k is monotone, so per family the
+    infimum is at k = 1, at the integers next to the crossing k* = d/(θ − v), or the limit |v − θ|."""
+    points, families = spread
+    best = [abs(p - threshold) for p in points]
+    for v, d in families:
+        best.append(abs(v - threshold))
+        ks = {1}
+        if threshold != v and d / (threshold - v) >= 1:
+            star = d / (threshold - v)
+            ks |= {star.numerator // star.denominator, -(-star.numerator // star.denominator)}
+        best.extend(abs(v + d / k - threshold) for k in ks if k >= 1)
+    return min(best)
+
+
+def _bos_only(classes: list, fdims: list, coords: dict) -> set:
+    """Indices of the key classes only the BOS key has: some dim's BOS value is none of its values
+    at input rows."""
+    marks = [(d, coords[d].at_bos) for d in fdims
+             if coords[d].rest is not None and coords[d].at_bos is not None and coords[d].at_bos not in coords[d].rest]
+    return {k for k, c in enumerate(classes) if any(c[d] == b for d, b in marks)}
+
+
+def _means_known(fact: HeadFact, coords: dict, first: int, joint: Joint | None) -> str:
+    """The lemma by which :func:`attention_coords` knows this head's output values, if it does: a finite
+    set (:func:`maxima_means`) or a BOS level's family (:func:`maxima_harmonic`)."""
+    if fact.kind in ("uniform", "unsupported") or fact.head.hard != "average" or fact.homogeneous:
+        return ""
+    found = _maxima_values(fact.head, coords, joint, first)
+    return "" if found is None else "L-bos-level" if found[1] else "L-maxima-classes"
 
 
 def _injective_in_position(terms) -> bool:
@@ -955,24 +1066,25 @@ def _position_sum(terms) -> Expr:
     return score
 
 
+def _holds(e: Expr, strict: bool = True) -> bool:
+    """e > 0 (or e ≥ 0) at every n ≥ 1, proved exactly (e free of i)."""
+    e = simplified(e, ("n",))
+    if "i" in variables_of(e):
+        return False
+    if strict:
+        return positive_from(e, 1)
+    try:  # ≥ 0: identically 0, or ≥ 0 at n = 1 and > 0 beyond
+        return is_zero(e, ("n",)) or positive_from(e, 2) and eval_exact(e, {"n": 1}) >= 0
+    except (ExprError, ZeroDivisionError):
+        return False
+
+
 def never_tie(delta: Fraction, pe: Expr, visible: str, first: int) -> bool:
     """Whether two visible keys j, j' can never have P(j') − P(j) = delta ≠ 0 (for every n ≥ 1), proved
     exactly: P affine in the position with slope s(n) and |delta/s| > the key distance at both end
     rows (:func:`apart_ends`, each end positive for every n); or 1/P affine with one strict sign at
     both ends, so that |P(j) − P(j')| < max |P| = |P| at an end row ≤ |delta|."""
-    from .positivity import positive_from
-
-    def holds(e: Expr, strict: bool = True) -> bool:  # e > 0 (or e ≥ 0) at every n ≥ 1
-        e = simplified(e, ("n",))
-        if "i" in variables_of(e):
-            return False
-        if strict:
-            return positive_from(e, 1)
-        try:  # ≥ 0: identically 0, or ≥ 0 at n = 1 and > 0 beyond
-            return is_zero(e, ("n",)) or positive_from(e, 2) and eval_exact(e, {"n": 1}) >= 0
-        except (ExprError, ZeroDivisionError):
-            return False
-
+    holds = _holds
     line = affine_in(pe, "i")
     if line is not None:
         ends = apart_ends(BinOp("/", Num(delta), line[0]), visible, first)
@@ -1008,14 +1120,15 @@ def _bos_row_output(visible: str, first: int, val: Coord) -> Fraction | None:
     return Fraction(0) if visible == "j<i" else val.at_bos if visible == "j<=i" else None
 
 
-def _noisy_outputs(fact: HeadFact, coords: dict, joint: Joint | None) -> dict:
+def _noisy_outputs(fact: HeadFact, coords: dict, joint: Joint | None, first: int) -> dict:
     """out dim → the values the head adds at rows where its soft output may differ from the hard one.
 
     With every score and value input exact, a row whose visible scores are all equal is exact
     under an average head (softmax of equal scores is the uniform average, for every τ). So, per
     joint query value: a score that ignores the key is exact on its rows; otherwise the rows whose
     maximum is the lowest level are exact too (every visible key sits on it), and a non-exact row
-    carries the value of its maximal level — one value when that level's keys agree."""
+    carries the value of its maximal level — one value when that level's keys agree — or, when the
+    score reads a position-embedded key dim, one of the maxima's means (:func:`_query_means`)."""
     head = fact.head
     outs = _value_table(head, coords)
     reads = {d for q, k, _ in head.score for d in (q, k)} | {v for _, v, _ in head.value}
@@ -1033,6 +1146,7 @@ def _noisy_outputs(fact: HeadFact, coords: dict, joint: Joint | None) -> dict:
     fallback = {o: c.fin if fact.homogeneous else None for o, c in outs.items()}
     if qrows is None:
         return fallback
+    table = _query_table(head, coords, joint) if krows is None else None
     noisy = {o: set() for o in outs}
     for qc in qrows:
         q = dict(zip(qdims, qc))
@@ -1041,8 +1155,14 @@ def _noisy_outputs(fact: HeadFact, coords: dict, joint: Joint | None) -> dict:
             coef[b] = coef.get(b, Fraction(0)) + c * q[a]
         if not any(coef.values()):
             continue  # the score ignores the key: every such row is uniform, hence exact
-        if krows is None:
-            return fallback
+        if krows is None:  # a position-embedded key dim: the rows carry the maxima's means for q
+            means = _query_means(head, coords, first, table, q) if table is not None else None
+            if means is None or means[1]:
+                return fallback
+            for v in means[0]:
+                for o, x in zip(outs, v):
+                    noisy[o].add(x)
+            continue
         levels: dict = {}
         for kc in krows:
             k = dict(zip(kdims, kc))
@@ -1154,6 +1274,10 @@ def ffn_coords(layer: FFNLayer, coords: dict, fact: FFNFact) -> dict:
         for d in outs:
             if len(results[d]) <= MAX_FIN:
                 new[d] = Coord(fin=frozenset(results[d]), grid=Num(Fraction(_den_lcm(results[d]))))
+    elif (spread := _ffn_harmonic(layer, list(fact.dims), coords, outs)) is not None:
+        for d in outs:
+            new[d] = Coord(fin=spread[d][0], grid=Num(Fraction(_den_lcm(spread[d][0])))) if not spread[d][1] \
+                else Coord(harmonic=spread[d])
     if all(coords[d].at_bos is not None for d in fact.dims):  # the BOS row's inputs are known: so is its output
         bos = (tuple(coords[d].at_bos for d in fact.dims),)
         at_bos = _ffn_values(layer, fact.dims, bos, _pre(layer, list(fact.dims), bos), outs)
@@ -1164,6 +1288,44 @@ def ffn_coords(layer: FFNLayer, coords: dict, fact: FFNFact) -> dict:
         for d in outs:
             new[d] = replace(new[d], exact_unless=frozenset(noisy[d]) if len(noisy[d]) <= MAX_FIN else None)
     return new
+
+
+def _ffn_harmonic(layer: FFNLayer, dims: list[str], coords: dict, outs: list[str]) -> dict | None:
+    """out dim → (points, families) when one input x is harmonic and the others finite (L-bos-level).
+    Along a family x = v + d·s, s = 1/k ∈ (0, 1], each pre-activation is affine in s and changes sign
+    at most once, at s*; for k ≥ K (every s < each s*) the units' on/off pattern is that of s → 0⁺, so
+    each output is affine in s there — a family again — and k < K are evaluated exactly as points."""
+    spread = [d for d in dims if coords[d].fin is None]
+    if len(spread) != 1 or coords[spread[0]].harmonic is None:
+        return None
+    x, (xpoints, families) = spread[0], coords[spread[0]].harmonic
+    others = [d for d in dims if d != x]
+    if not _product_fits([coords[d].fin for d in others] + [xpoints | {Fraction(0)}]):
+        return None
+    out = {d: (set(), set()) for d in outs}
+    for combo in itertools.product(*(sorted(coords[d].fin) for d in others)):
+        row = dict(zip(others, combo))
+        xs = set(xpoints)
+        tails = []
+        for v, d in families:
+            at = lambda u, s: u.bias + sum((c * (v + d * s if e == x else row[e]) for e, c in u.inputs), Fraction(0))
+            stars = [-at(u, 0) / (at(u, 1) - at(u, 0)) for u in layer.units if at(u, 1) != at(u, 0)]
+            last = max((int(1 / s) + 1 for s in stars if s > 0), default=1)
+            if last > MAX_FIN:
+                return None
+            xs.update(v + d / k for k in range(1, last))
+            on = [u for u in layer.units if at(u, 0) > 0 or at(u, 0) == 0 and at(u, 1) > at(u, 0)]
+            for o in outs:
+                base = v if o == x else row[o]
+                slope = (d if o == x else 0) + sum((c * (at(u, 1) - at(u, 0)) for u in on for e, c in u.outputs if e == o), 0)
+                value = base + sum((c * at(u, 0) for u in on for e, c in u.outputs if e == o), Fraction(0))
+                (out[o][1].add((value, slope)) if slope else out[o][0].add(value))
+        points = [dict(row, **{x: p}) for p in xs]
+        for o in outs:
+            out[o][0].update(r[o] + sum((c * h for u in layer.units if (h := u.bias + sum(
+                (w * r[e] for e, w in u.inputs), Fraction(0))) > 0 for e, c in u.outputs if e == o), Fraction(0))
+                for r in points)
+    return {o: (frozenset(p), frozenset(f)) for o, (p, f) in out.items()}
 
 
 def _ffn_values(layer: FFNLayer, dims, combos, pres, outs) -> dict:
@@ -1265,7 +1427,7 @@ def analyse(model: Model) -> Structure:
                 except Unsupported as exc:
                     blockers.append(str(exc))
                     heads.append(HeadFact(k, h, "unsupported"))
-            heads = [replace(f, lemma=f.lemma + "; output values: L-maxima-classes") if _means_known(f, coords, first, joint)
+            heads = [replace(f, lemma=f"{f.lemma}; output values: {known}") if (known := _means_known(f, coords, first, joint))
                      else f for f in heads]
             facts.append(tuple(heads))
             coords = attention_coords(layer, coords, first, heads, model.max_length, joint)

@@ -402,7 +402,7 @@ def _head(fact: HeadFact, rng: dict, err: dict, tau_expr: Expr, n0: int, first: 
     elif fact.kind == "ziggurat":
         _require(all(_apart(ends, n0) for ends in fact.ties_apart), head, "tied maxima with different values "
                  "are not excluded")
-        level = 1 + max(_collisions(fact, n0), default=0)
+        level = 1 + max(_collisions(fact, n0), default=0) + fact.bos_off_lattice  # L-bos-apart
         leak = _lattice_leak(head, _ratio([fact.step], tau_expr, n0, head), level, n0)
     elif fact.kind == "lookup":
         _require(all(positive_from(e, n0) for e in fact.step_ends), head, "the curvature α is not positive")
