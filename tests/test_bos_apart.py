@@ -1,7 +1,7 @@
 """L-bos-apart (issue 12): a leftmost/rightmost ladder with a BOS default off the lattice — "the first
 a, else BOS" — is an L-ziggurat with one more key a band when the BOS key is a step or more from every
-input key.  Certificates are checked, audited and brute-forced; defaults inside the ladder (less than a
-step from some key for some n) are refused; the generator aims at the boundary R = 0, R = D + 1."""
+input key by a constant share ρ of a step (bands of width ρ·|A|).  Certificates are checked, audited and
+brute-forced; defaults inside the ladder are refused; the generator aims at the boundaries R = 1 − ρ, D + ρ."""
 from __future__ import annotations
 
 import random
@@ -14,6 +14,7 @@ from certify.audit import audit
 from certify.certifier import CertifyConfig, certify
 from certify.kernel.checker import check
 from certify.kernel.structure import Unsupported, classify_head, embed_coords
+from certify.expr import eval_exact
 from certify.model import load_model, model_from_dict
 from soundness import assert_certificate_holds, words_up_to
 
@@ -42,10 +43,24 @@ def _first_a(default: str, slope: str = "-1/2", hard: str = "leftmost", visible:
             "output": {"dim": "out", "position": "last", "threshold": "1/2"}}
 
 
+@pytest.mark.parametrize("hard", ["leftmost", "rightmost"])
+def test_a_default_half_a_step_from_the_last_key_narrows_the_bands(hard):
+    """With pos = i/n and every key visible, the a keys reach 1 − n/(2n) = 1/2 and the default 1/4 is
+    R − D = n/2 steps past the last one — half a step at n = 1: ρ = 1/2, bands of width |A|/2."""
+    model = model_from_dict(_first_a("1/4", pe="i/n", visible="all", hard=hard))
+    fact = classify_head(0, model.layers[0].heads[0], embed_coords(model), 0)
+    assert fact.bos_off_lattice and eval_exact(fact.step, {"n": 1}) == Fraction(-1, 4)  # ρ·A(1) = ½·(−½)
+    outcome = certify(model, 1, 10**6, cfg=CertifyConfig(refute=False))
+    assert outcome.verdict == "certified", outcome.blockers
+    assert audit(outcome.certificate, model, max_len=6).ok
+    assert_certificate_holds(model, outcome.certificate["claim"],
+                             words_up_to(model.alphabet, 1, 8, budget=600, random_words=20, random_max=300, seed=9))
+
+
 @pytest.mark.parametrize("default", ["3/4", "7/8", "-1/4"])
 def test_a_default_inside_the_ladder_is_refused(default):
     """a keys score 1 − j/(2(n+1)) ∈ (1/2, 1) and b keys −j/(2(n+1)) ∈ (−1/2, 0): a default inside
-    either range is less than a step from some key for some n — not L-bos-apart, and not certified."""
+    either range comes arbitrarily close to some key as n grows — not L-bos-apart, and not certified."""
     model = model_from_dict(_first_a(default))
     with pytest.raises(Unsupported, match="L-bos-apart"):
         classify_head(0, model.layers[0].heads[0], embed_coords(model), 0)
@@ -70,4 +85,4 @@ def test_drawn_bos_defaults_are_never_unsound():
                 off_lattice += "L-bos-apart" in outcome.certificate["analysis"]["heads"][0]["lemma"]
                 assert_certificate_holds(model, outcome.certificate["claim"],
                                          words_up_to(model.alphabet, 1, 7, budget=300, random_words=10, random_max=150, seed=k))
-    assert certified >= 5 and off_lattice >= 3  # measured 15 and 5
+    assert certified >= 5 and off_lattice >= 3  # measured 15 and 5 (ρ = 1: before the bands narrowed)

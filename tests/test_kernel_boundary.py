@@ -10,7 +10,7 @@ KERNEL = Path(__file__).resolve().parent.parent / "certify" / "kernel"
 ALLOWED = {"__future__", "dataclasses", "decimal", "fractions", "functools", "itertools", "math", "typing", "flint",
            "numpy"}  # numpy: L-exhaustive's outward-rounded float64 bounds only, imported inside its functions
 OUR_ALLOWED = {"errors", "expr", "model"}  # certify.<module> the kernel may use
-MAX_CODE_LINES = 3170  # measured 3160: L-bos-level families through heads, sums and FFNs, L-bos-apart, position-embedded keys in exact_unless (issue 12, +129), dead heads skipped and twin heads merged (issue 12, +36), L-special-key with its case-split leakage, the tail's leak-share and one-noisy-input FFN error (issue 15, +87), positivity and facts (11), joint/lattice rules and exact rows (12), v2 tables, argmax, bounded means (13), tightness (15), the all-n tail (16), finite precision (17: rounding_error.py and hooks), value sets of average heads and BOS-row outputs (issue 12: L-maxima-classes, +132), L-exhaustive (13: exhaustive.py and its checker, +557)
+MAX_CODE_LINES = 3175  # measured 3168: L-bos-level families through heads, sums and FFNs, L-bos-apart with its share ρ, position-embedded keys in exact_unless (issue 12, +137), dead heads skipped and twin heads merged (issue 12, +36), L-special-key with its case-split leakage, the tail's leak-share and one-noisy-input FFN error (issue 15, +87), positivity and facts (11), joint/lattice rules and exact rows (12), v2 tables, argmax, bounded means (13), tightness (15), the all-n tail (16), finite precision (17: rounding_error.py and hooks), value sets of average heads and BOS-row outputs (issue 12: L-maxima-classes, +132), L-exhaustive (13: exhaustive.py and its checker, +557)
 
 
 def _code_lines(path: Path) -> int:

@@ -6,8 +6,9 @@ tracr-style categorical and numerical heads with a BOS default, selector width, 
 Measured: 26 of 32 certify to n = 1000 (21 before L-bos-level and L-bos-apart).  The 6 not proved, each for a stated
 reason: a real tie on the threshold (tracr-frac-prevs: #a/i = 1/2 sits on θ); margins that need
 "a rational of denominator ≤ n is 0 or ≥ 1/n" across an FFN (dyck1-min, dyck1-bos, anbn) or a
-coprimality argument (tracr-frac-prevs-offset); a leftmost ladder whose BOS default is off the lattice and
-half a step from a key at n = 1 (sorted-first-b-last-a)."""
+coprimality argument (tracr-frac-prevs-offset); an output fb − la on the grid Z/n that is never 0 only
+because a b and an a never share a position, a relation between two heads (sorted-first-b-last-a; its
+heads pass L-bos-apart with ρ = 1/2)."""
 from __future__ import annotations
 
 from pathlib import Path

@@ -515,13 +515,13 @@ def _ziggurat(layer: int, head: Head, coords: dict, qexact: list, first: int) ->
             continue  # the BOS key: a step or more from every key (checked below), so it never ties
         if (values is None or values[a] != values[b]) and not is_zero(ratio, ("i", "n")):
             ties.append(ratio)  # keys a ratio apart carry different values: they must never tie
-    if off_lattice:
-        for z in bos:
-            for c in set(range(len(combos))) - bos:
-                ratio = BinOp("/", BinOp("-", offsets[z], offsets[c]), step)
-                if not _bos_apart(ratio, head.visible, first):
-                    raise Unsupported(f"head {head.name!r}: the BOS key is off the lattice of step A(n) = {to_text(step)} "
-                                      f"and not a step or more from every key (L-bos-apart)")
+    rho = Fraction(1)  # the BOS key is ≥ ρ·|A| from every key: bands of width ρ·|A| (L-bos-apart)
+    for z, c in itertools.product(bos if off_lattice else (), set(range(len(combos))) - bos):
+        apart = _bos_apart(BinOp("/", BinOp("-", offsets[z], offsets[c]), step), head.visible, first)
+        if apart is None:
+            raise Unsupported(f"head {head.name!r}: the BOS key is off the lattice of step A(n) = {to_text(step)} "
+                              f"and not apart from every key by a constant share of it (L-bos-apart)")
+        rho = min(rho, apart)
     classes: list[int] = []
     for a in range(len(combos)):
         if not any(is_zero(BinOp("-", offsets[a], offsets[b]), ("i", "n")) for b in classes):
@@ -532,21 +532,30 @@ def _ziggurat(layer: int, head: Head, coords: dict, qexact: list, first: int) ->
     # unique-hard heads must exclude those ties on every box; an average head without any is homogeneous
     # (its maxima carry one value, so its output is a key's value — e.g. a unique maximum)
     homogeneous = head.hard == "average" and not ties
-    return HeadFact(layer, head, "ziggurat", step=step, offsets=tuple(offsets[a] for a in classes),
+    return HeadFact(layer, head, "ziggurat", step=step if rho == 1 else BinOp("*", Num(rho), step),
+                    offsets=tuple(offsets[a] for a in classes),
                     pairs=pairs, homogeneous=homogeneous, bos_off_lattice=off_lattice,
                     ties_apart=tuple(apart_ends(r, head.visible, first) for r in ties) if head.hard != "average" else (),
                     lemma="L-ziggurat (lattice of step |A(n)|, c positions a level; L-tiebreak)"
                     + ("; BOS off the lattice: L-bos-apart" if off_lattice else ""))
 
 
-def _bos_apart(ratio: Expr, visible: str, first: int) -> bool:
-    """|R − j| ≥ 1 for every input key position 1 ≤ j ≤ D (D the key distance, BOS at 0), for every n ≥ 1
-    and row i: R ≤ 0, or R ≥ D + 1 — each checked at both end rows (affine in i, so extreme there)."""
-    for e in (BinOp("-", Num(Fraction(0)), ratio), BinOp("-", ratio, BinOp("+", key_distance(visible, first), Num(Fraction(1))))):
-        if affine_in(e, "i") is not None and all(_holds(substitute(e, "i", row), strict=False)
-                                                 for row in (Num(Fraction(first)), Var("n"))):
-            return True
-    return False
+def _bos_apart(ratio: Expr, visible: str, first: int) -> Fraction | None:
+    """ρ ∈ (0, 1] with |R − j| ≥ ρ for every input key position 1 ≤ j ≤ D (D the key distance, BOS at 0),
+    every n ≥ 1 and row i: 1 − R ≥ ρ (R below the first key) or R − D ≥ ρ (above the last), with ρ the
+    least end value at n = 1 (capped at 1), proved ≥ ρ for every n at both end rows (affine in i)."""
+    found = []
+    for e in (BinOp("-", Num(Fraction(1)), ratio), BinOp("-", ratio, key_distance(visible, first))):
+        if affine_in(e, "i") is None:
+            continue
+        ends = [substitute(e, "i", row) for row in (Num(Fraction(first)), Var("n"))]
+        try:
+            rho = min([Fraction(1)] + [eval_exact(end, {"i": 0, "n": 1}) for end in ends])
+        except (ExprError, ZeroDivisionError):
+            continue
+        if rho > 0 and all(_holds(BinOp("-", end, Num(rho)), strict=False) for end in ends):
+            found.append(rho)
+    return max(found, default=None)
 
 
 def _values_by_combo(head: Head, coords: dict, names: list[str], combos: list) -> list | None:
