@@ -29,9 +29,9 @@ def test_selector_width_constructions_certify_check_audit_and_hold(path):
     assert outcome.verdict == "certified", outcome.reason
     assert any("L-bos-level" in h["lemma"] for h in outcome.certificate["analysis"]["heads"])
     check(outcome.certificate, model)  # raises on any mismatch
-    assert audit(outcome.certificate, model, max_len=6).ok
+    assert audit(outcome.certificate, model, max_len=4).ok
     assert assert_certificate_holds(model, outcome.certificate["claim"],
-                                    words_up_to(model.alphabet, 1, 6, budget=1200, random_words=30, random_max=300, seed=2))
+                                    words_up_to(model.alphabet, 1, 6, budget=400, random_words=8, random_max=200, seed=2))
 
 
 def test_the_mlp_maps_the_family_to_a_finite_set():
@@ -120,3 +120,15 @@ def test_the_audit_rejects_a_wrong_family():
         if "harmonic" in c:
             c["harmonic"]["families"] = [["0", "1/2"]]  # 1/(2k): misses 1 = 1/(0 + 1), 1/3, …
     assert not audit(bad, model, max_len=5).ok
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("path", FIXTURES, ids=lambda p: p.stem)
+def test_selector_width_certificates_hold_on_longer_words(path):
+    """The default run's checks at a larger budget: the audit on every word ≤ 6, brute force on words
+    ≤ 6 and 40 random words up to 600."""
+    model = load_model(path)
+    outcome = certify(model, 1, 10**6, cfg=CertifyConfig(refute=False))
+    assert audit(outcome.certificate, model, max_len=6).ok
+    assert assert_certificate_holds(model, outcome.certificate["claim"],
+                                    words_up_to(model.alphabet, 1, 6, budget=1200, random_words=40, random_max=600, seed=5))
