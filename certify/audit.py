@@ -381,6 +381,12 @@ def _coord_statement(rec: dict):
     spread = None if "harmonic" not in rec else (frozenset(Fraction(v) for v in rec["harmonic"]["points"]),
                                                  [(Fraction(v), Fraction(d)) for v, d in rec["harmonic"]["families"]])
 
+    apart = None if "zero_or_apart" not in rec else (
+        _memo(parse_expr(rec["zero_or_apart"]["centre"])), [_memo(parse_expr(e)) for e in rec["zero_or_apart"]["at_least"]],
+        int(rec["zero_or_apart"]["side"]))
+
+    bound = None if "bound" not in rec else (int(rec["bound"]["side"]), Fraction(rec["bound"]["value"]))
+
     def test(v: Fraction, p: int, n: int, is_bos: bool) -> str:
         if values is not None and v not in values:
             return f"value {v} is not in the recorded set {sorted(values)[:8]}"
@@ -395,6 +401,11 @@ def _coord_statement(rec: dict):
             return f"value {v} is neither a recorded point nor v + d/k (k ≥ 1) of a recorded family"
         if den is not None and v.denominator > den(p, n):
             return f"value {v} has a denominator above {rec['denominator_at_most']} = {den(p, n)}"
+        if apart is not None and v != apart[0](p, n) and apart[2] * (v - apart[0](p, n)) < min(abs(e(p, n)) for e in apart[1]):
+            return f"value {v} is neither {rec['zero_or_apart']['centre']} nor at least min |{rec['zero_or_apart']['at_least']}| " \
+                   f"beyond it on side {apart[2]}"
+        if bound is not None and bound[0] * (v - bound[1]) > 0:
+            return f"value {v} is on the wrong side of {bound[1]} (side {bound[0]})"
         if grid is not None:
             g = grid(p, n)
             if (v * g - offset).denominator != 1:

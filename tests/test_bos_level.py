@@ -15,7 +15,7 @@ import pytest
 from certify.audit import audit
 from certify.certifier import CertifyConfig, certify
 from certify.kernel.checker import check
-from certify.kernel.structure import analyse, harmonic_distance, maxima_harmonic
+from certify.kernel.structure import analyse, harmonic_distance, maxima_outputs
 from certify.model import load_model, model_from_dict
 from soundness import assert_certificate_holds, words_up_to
 
@@ -85,7 +85,7 @@ def test_two_values_beside_bos_on_a_level_are_not_a_family():
 def test_without_bos_there_is_no_family():
     model = model_from_dict(_selector(1, 0, "5/12", bos=False))
     head = model.layers[0].heads[0]
-    assert maxima_harmonic(head, analyse(model).coords[0], None, 1) == {}
+    assert maxima_outputs(head, analyse(model).coords[0], None, 1)[1] == {}
 
 
 @pytest.mark.parametrize("seed", range(8))

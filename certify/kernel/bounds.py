@@ -29,7 +29,7 @@ from flint import arb, ctx, fmpq
 from ..errors import ExprError
 from ..expr import BinOp, Expr, Log, Num, eval_ball
 from ..model import AttentionLayer, Model
-from .polyid import ball_of, univariate
+from .polyid import ball_of, integer_polynomial, univariate
 from .rounding_error import FloatFormat, RoundingFailure
 from .structure import HeadFact, Structure, argmax_gap, first_row_exact, harmonic_distance
 
@@ -128,7 +128,8 @@ def _analyse_box(model: Model, st: Structure, tau_expr: Expr, lo: int, hi: int, 
             e = ZERO
         # the margin is over every hard value, exact rows included: a hard output on θ is decided by
         # whatever rounding an evaluator does, so exactness excuses no margin (error 0 aside)
-        margin = _margin(coord, rng[o], model.output.threshold, model.output.position == "first" and st.first == 0)
+        margin = _margin(coord, rng[o], model.output.threshold, model.output.position == "first" and st.first == 0,
+                         _output_facts(coord, model.output.position, st.first, model.output.threshold, env))
     if fp is None and first_row_exact(model):
         e = ZERO
     # error 0 with margin 0 (a hard output on θ) is accepted only when every head is uniform: there
@@ -459,9 +460,34 @@ def _argmax_error(model: Model, err: dict) -> object:
     return out
 
 
-def _margin(coord, rng, threshold: Fraction, at_bos: bool = False) -> object:
+def _at_output(e: Expr, position: str, first: int, env) -> object:
+    """A ball holding e(i, n) at the output rows (i = n, i = first, or every row)."""
+    if position == "all":
+        return _pe_ball(e, env)
+    return eval_ball(e, {"i": env["n"] if position == "last" else q_ball(Fraction(first)), "n": env["n"]})
+
+
+def _output_facts(coord, position: str, first: int, threshold: Fraction, env) -> dict:
+    """The output's grid |G| (when p·G is integer-valued, θ = p/q) and L-zero-or-apart (c, min |L_k|, s)
+    as balls at the output rows."""
+    facts = {}
+    if coord.grid is not None and integer_polynomial(BinOp("*", Num(Fraction(threshold.numerator)), coord.grid),
+                                                     ("i", "n")):
+        facts["grid"] = abs(_at_output(coord.grid, position, first, env))
+    if coord.apart is not None:
+        centre, least, side = coord.apart
+        facts["apart"] = (_at_output(centre, position, first, env),
+                          _least(abs(_at_output(e, position, first, env)) for e in least), side)
+    return facts
+
+
+def _margin(coord, rng, threshold: Fraction, at_bos: bool = False, facts: dict | None = None) -> object:
     """min |y − θ| over possible hard outputs (0 when y can sit on θ); ``at_bos``: the output is read at
-    the BOS row only, whose hard value is ``coord.at_bos`` when known."""
+    the BOS row only, whose hard value is ``coord.at_bos`` when known; ``facts`` (balls at the output
+    rows, :func:`_output_facts`): a grid |G| for y·G ∈ Z + o — with θ = p/q, (y − θ)·qG ∈ Z + (q·o mod 1)
+    as pG is an integer, so a non-zero o' = q·o mod 1 keeps y at least min(o', 1 − o')/(q|G|) from θ
+    (1/(2n) + Z/n is never 0); L-zero-or-apart (c, L, s): y = c or s·(y − c) ≥ L, so with t = s·(θ − c)
+    the distance is −t when t < 0 and min(t, L − t) when 0 < t < L."""
     if at_bos and coord.at_bos is not None:
         return q_ball(abs(coord.at_bos - threshold))
     if coord.fin is not None:
@@ -473,5 +499,23 @@ def _margin(coord, rng, threshold: Fraction, at_bos: bool = False) -> object:
         return rng.lower() - t
     if rng < t:
         return t - rng.upper()
+    facts = facts or {}
+    share = (threshold.denominator * coord.offset) % 1
+    if "grid" in facts and share and facts["grid"] > 0:
+        return q_ball(min(share, 1 - share)) / (threshold.denominator * facts["grid"].upper())
+    if "apart" in facts:
+        centre, least, side = facts["apart"]
+        beyond = side * (t - centre)
+        if beyond < 0:
+            return -beyond
+        if beyond > 0 and least - beyond > 0:
+            return _least((beyond, least - beyond))
     return ZERO
 
+
+def _least(balls) -> object:
+    """A ball at the least lower end of these balls (their union's lower end): below every point of each."""
+    hull = None
+    for b in balls:
+        hull = b if hull is None else hull.union(b)
+    return hull.lower()

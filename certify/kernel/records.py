@@ -122,7 +122,9 @@ def facts_record(st) -> dict:
     * coords, after k layers, dim d: ``values`` — the value is in the set; ``exact`` — it equals
       the expression; ``grid``/``offset`` — value·G(i, n) − offset is an integer; ``values_off_bos``
       / ``value_at_bos`` — the values at input rows / the value at the BOS row; ``denominator_at_most``
-      — the value's denominator in lowest terms is at most that expression; ``exact_unless`` — at
+      — the value's denominator in lowest terms is at most that expression; ``zero_or_apart`` — the
+      value equals ``centre`` or side·(value − centre) ≥ min |at_least| (L-zero-or-apart); ``bound`` —
+      side·(value − value_bound) ≤ 0 (an extreme head against an always-visible BOS key); ``exact_unless`` — at
       every row whose hard value is not in this list, the soft value equals the hard one for every
       τ (the row's heads saw equal scores or exact inputs).
     * heads: ``equal_scores`` — all visible scores of a row are equal; ``levels`` (width w, size c
@@ -171,6 +173,11 @@ def _coord_record(c: Coord, written: bool) -> dict:
     if c.harmonic is not None:
         entry["harmonic"] = {"points": [str(v) for v in sorted(c.harmonic[0])],
                              "families": [[str(v), str(d)] for v, d in sorted(c.harmonic[1])]}
+    if c.apart is not None:
+        entry["zero_or_apart"] = {"centre": _text(c.apart[0]), "at_least": [_text(e) for e in c.apart[1]],
+                                  "side": c.apart[2], "lemma": "L-zero-or-apart"}
+    if c.bound is not None:
+        entry["bound"] = {"side": c.bound[0], "value": str(c.bound[1]), "lemma": "L-zero-or-apart"}
     if c.exact_unless is not None and written:  # an embedding is exact: only written dims say more
         entry["exact_unless"] = [str(v) for v in sorted(c.exact_unless)]
     return entry

@@ -68,6 +68,10 @@ class Coord:
     exact_unless: frozenset | None = None
     # the value lies in points ∪ {v + d/k : k = 1, 2, …} for a family (v, d) (L-bos-level); fin is then None
     harmonic: tuple[frozenset, frozenset] | None = None
+    # (c, (L₁, …), s): the value is c(i, n) or s·(value − c) ≥ min |L_k(i, n)| > 0 (L-zero-or-apart); s = ±1
+    apart: tuple[Expr, tuple[Expr, ...], int] | None = None
+    # (s, b): s·(value − b) ≤ 0 — an extreme head's output against an always-visible BOS key (L-zero-or-apart)
+    bound: tuple[int, Fraction] | None = None
 
 
 @dataclass(frozen=True)
@@ -248,10 +252,15 @@ def integral_grid(c: Coord) -> Expr | None:
 
 
 def _sum_grid(a: Coord, b: Coord) -> tuple[Expr | None, Fraction]:
-    """(G, o) with (a + b)·G ∈ Z + o: the coarser grid when it is an integer multiple of the other
+    """(G, o) with (a + b)·G ∈ Z + o: y's grid when x is a position embedding constant on it (so
+    1/(2n) + Z/n keeps its offset ½), the coarser grid when it is an integer multiple of the other
     (whose offset must then be 0), else the product of the offset-free grids (offset 0)."""
     if a.grid is None or b.grid is None:
         return None, Fraction(0)
+    for x, y in ((a, b), (b, a)):  # a position embedding p with p·G_y a constant k: (p + y)·G_y ∈ Z + o_y + k
+        units = None if x.pe is None else simplified(BinOp("*", x.pe, y.grid))
+        if isinstance(units, Num):
+            return y.grid, (y.offset + units.value) % 1
     for x, y in ((a, b), (b, a)):
         ratio = simplified(BinOp("/", x.grid, y.grid))
         if isinstance(ratio, Num) and ratio.value.denominator == 1:  # y·G_x = k·(y·G_y) ∈ Z + k·o_y
@@ -784,7 +793,8 @@ def _lattice(layer: int, head: Head, coords: dict, first: int) -> HeadFact:
     if head.hard != "average" and not unique:
         raise Unsupported(f"lattice: query-dependent scores under {head.hard}-hard attention "
                           "(tied maxima cannot be excluded)")
-    return HeadFact(layer, head, "gap", delta_key=simplified(base, ("n",)), gammas=gammas, homogeneous=unique,
+    return HeadFact(layer, head, "gap", delta_key=simplified(base, ("n",)), gammas=gammas,
+                    homogeneous=unique or _value_is_score(head, coords),
                     lemma="L-gap (score differences on a lattice of step |U(n)|)")
 
 
@@ -828,6 +838,30 @@ def _injective(head: Head, coords: dict) -> bool:
     return quotient is not None and quotient[0].is_constant() and not quotient[0].is_zero()
 
 
+def _value_is_score(head: Head, coords: dict) -> bool:
+    """One score term w·k(j) with w a non-zero constant and a value that reads k alone: tied maxima
+    share k(j), hence the value (a min or max of prefix means is some key's mean)."""
+    if len(head.score) != 1:
+        return False
+    q, k, c = head.score[0]
+    w = _row_constant(coords[q])
+    return isinstance(w, Num) and w.value * c != 0 and all(d == k for _, d, _ in head.value)
+
+
+def _bos_bound(head: Head, coords: dict, first: int) -> tuple[int, Fraction] | None:
+    """(s, b) with s·(output − b) ≤ 0 at every row: a head scoring a·k(j) whose value is v·k picks keys
+    with a·k ≥ a·k(BOS) when the BOS key is visible from every row, so v·k is ≥ v·k(BOS) when a·v > 0,
+    else ≤ (a min over prefix means with BOS valued 0 is ≤ 0)."""
+    if first != 0 or head.visible not in ("all", "j<=i") or not _value_is_score(head, coords):
+        return None
+    q, k, c = head.score[0]
+    at_bos = coords[k].at_bos
+    if at_bos is None:
+        return None
+    a, v = c * _row_constant(coords[q]).value, sum((coef for _, _, coef in head.value), Fraction(0))
+    return None if not v else (-1 if a * v > 0 else 1, v * at_bos)
+
+
 def _rational_gcd(values) -> Fraction:
     den = lcm(*(v.denominator for v in values))
     return Fraction(gcd(*(int(v * den) for v in values)), den)
@@ -864,9 +898,11 @@ def attention_coords(layer: AttentionLayer, coords: dict, first: int, facts: lis
     new = dict(coords)
     for fact in _twins_merged(facts):
         noisy = _noisy_outputs(fact, coords, joint, first)
+        means, spreads = maxima_outputs(fact.head, coords, joint, first) \
+            if fact.kind != "uniform" and fact.head.hard == "average" and not fact.homogeneous else ({}, {})
         for out, val in _value_table(fact.head, coords).items():
-            if val.grid is not None and "i" in variables_of(val.grid):
-                val = Coord(fin=val.fin)  # the key's grid varies with the key position
+            if val.grid is not None and "i" in variables_of(val.grid):  # the key's grid varies with the key position
+                val = Coord(fin=val.fin, den_bound=_key_den_bound(val, fact.head.visible, first))
             if fact.kind == "uniform" and val.fin is not None and len(val.fin) == 1:
                 contrib = Coord(fin=val.fin, grid=val.grid, offset=val.offset)  # the average of equal values
             elif fact.kind == "uniform" and not may_be_empty(fact.head.visible):
@@ -874,11 +910,11 @@ def attention_coords(layer: AttentionLayer, coords: dict, first: int, facts: lis
             elif fact.head.hard != "average" or fact.homogeneous:
                 # some key's value (which row's is unknown): every fact about one key's value holds,
                 # its grid offset included — dropping the offset claimed value·G ∈ Z (issue 11)
-                contrib = Coord(fin=val.fin, grid=val.grid, offset=val.offset)
-            elif fact.kind != "uniform" and (means := maxima_means(fact.head, coords, joint, first).get(out)) is not None:
-                contrib = Coord(fin=means, grid=Num(Fraction(_den_lcm(means))))  # L-maxima-classes
-            elif fact.kind != "uniform" and (spread := maxima_harmonic(fact.head, coords, joint, first).get(out)):
-                contrib = Coord(harmonic=spread)  # L-bos-level
+                contrib = Coord(fin=val.fin, grid=val.grid, offset=val.offset, den_bound=val.den_bound)
+            elif out in means:
+                contrib = Coord(fin=means[out], grid=Num(Fraction(_den_lcm(means[out]))))  # L-maxima-classes
+            elif out in spreads:
+                contrib = Coord(harmonic=spreads[out])  # L-bos-level
             elif max_length is not None and val.fin is not None and \
                     (means := _mean_values(val.fin, max_length + 1 - first)) is not None:
                 contrib = Coord(fin=means, grid=Num(Fraction(_den_lcm(means))))  # a bounded model's means
@@ -894,13 +930,31 @@ def attention_coords(layer: AttentionLayer, coords: dict, first: int, facts: lis
                                 grid=integral_grid(contrib), den_bound=contrib.den_bound,
                                 harmonic=None if contrib.harmonic is None else
                                 (contrib.harmonic[0] | {Fraction(0)}, contrib.harmonic[1]))
-            contrib = replace(contrib, at_bos=_bos_row_output(fact.head.visible, first, val))
+            contrib = replace(contrib, at_bos=_bos_row_output(fact.head.visible, first, val),
+                              bound=_bos_bound(fact.head, coords, first))
             new[out] = replace(_add(new[out], contrib), exact_unless=_noisy_sum(new[out], contrib, noisy.get(out)))
     return new
 
 
-def maxima_means(head: Head, coords: dict, joint: Joint | None, first: int) -> dict:
-    """out dim → every value an average-hard head can output, when finitely many (L-maxima-classes).
+def _key_den_bound(val: Coord, visible: str, first: int) -> Expr | None:
+    """A bound on the denominator of any visible key's value when its grid G(j, n) varies with the key
+    position (prefix means d_j ∈ Z/j): G affine in j with a positive constant slope and G(first, n) > 0
+    for every n is positive and largest at the last visible key, so value·G(j) ∈ Z gives a denominator
+    ≤ G(i, n) (causal rows) or G(n, n)."""
+    g = integral_grid(val)
+    parts = None if g is None else affine_in(g, "i")
+    if parts is None:
+        return None
+    slope = simplified(parts[0], ("n",))
+    if not (isinstance(slope, Num) and slope.value > 0 and _holds(substitute(g, "i", Num(Fraction(first))))):
+        return None
+    return simplified(substitute(g, "i", Var("i" if visible in ("j<=i", "j<i") else "n")))
+
+
+def maxima_outputs(head: Head, coords: dict, joint: Joint | None, first: int) -> tuple[dict, dict]:
+    """(out dim → every value an average-hard head can output, when finitely many (L-maxima-classes);
+    out dim → (points, families) when some level of maxima mixes the BOS key with keys of one other
+    value (L-bos-level: the mean of b and m copies of v is v + (b − v)/(m + 1))).
 
     Per joint query value q the score of key j is F_q(class of j) + P_q(j): F_q reads the key's
     finite-valued dims (its *class*, which also fixes the value the key carries), P_q the
@@ -912,21 +966,19 @@ def maxima_means(head: Head, coords: dict, joint: Joint | None, first: int) -> d
     one value from V(f) for each f of a non-empty set of levels that may tie pairwise
     (:func:`never_tie`).  Anything else (a query or key dim
     neither finite nor position-embedded, P_q not injective, a level with mixed values): {}."""
-    found = _maxima_values(head, coords, joint, first)
-    if found is None or found[1]:
-        return {}
-    return {o: frozenset(v[t] for v in found[0]) for t, o in enumerate(found[2])}
+    return _split(_maxima_values(head, coords, joint, first))
 
 
-def maxima_harmonic(head: Head, coords: dict, joint: Joint | None, first: int) -> dict:
-    """out dim → (points, families) when some level of maxima mixes the BOS key with keys of one other
-    value (L-bos-level: the mean of b and m copies of v is v + (b − v)/(m + 1)); {} otherwise."""
-    found = _maxima_values(head, coords, joint, first)
-    if found is None or not found[1]:
-        return {}
+def _split(found: tuple | None) -> tuple[dict, dict]:
+    """(out dim → finite value set, out dim → harmonic description) from :func:`_maxima_values`: the
+    first when no level mixes BOS with one other value, the second when one does; both {} when unknown."""
+    if found is None:
+        return {}, {}
     points, families, outs = found
-    return {o: (frozenset(p[t] for p in points), frozenset((v[t], d[t]) for v, d in families))
-            for t, o in enumerate(outs)}
+    if not families:
+        return {o: frozenset(v[t] for v in points) for t, o in enumerate(outs)}, {}
+    return {}, {o: (frozenset(p[t] for p in points), frozenset((v[t], d[t]) for v, d in families))
+                for t, o in enumerate(outs)}
 
 
 def _maxima_values(head: Head, coords: dict, joint: Joint | None, first: int) -> tuple | None:
@@ -969,7 +1021,7 @@ def _query_table(head: Head, coords: dict, joint: Joint | None) -> tuple | None:
 
 def _query_means(head: Head, coords: dict, first: int, table: tuple, q: dict) -> tuple | None:
     """(points, families) holding the output values of the head at rows whose query dims take the
-    values ``q`` (see :func:`maxima_means`, :func:`maxima_harmonic`), or None when not known."""
+    values ``q`` (see :func:`maxima_outputs`), or None when not known."""
     _, _, shadow, fdims, pdims, classes, carried, outs = table
     weight: dict = {}
     for a, b, c in shadow:
@@ -1029,7 +1081,7 @@ def _bos_only(classes: list, fdims: list, coords: dict) -> set:
 
 def _means_known(fact: HeadFact, coords: dict, first: int, joint: Joint | None) -> str:
     """The lemma by which :func:`attention_coords` knows this head's output values, if it does: a finite
-    set (:func:`maxima_means`) or a BOS level's family (:func:`maxima_harmonic`)."""
+    set or a BOS level's family (:func:`maxima_outputs`)."""
     if fact.kind in ("uniform", "unsupported") or fact.head.hard != "average" or fact.homogeneous:
         return ""
     found = _maxima_values(fact.head, coords, joint, first)
@@ -1292,6 +1344,9 @@ def ffn_coords(layer: FFNLayer, coords: dict, fact: FFNFact) -> dict:
         at_bos = _ffn_values(layer, fact.dims, bos, _pre(layer, list(fact.dims), bos), outs)
         for d in outs:
             new[d] = replace(new[d], at_bos=next(iter(at_bos[d])))
+    for d in outs:
+        if new[d].fin is None and new[d].harmonic is None and (apart := _relu_apart(layer, coords, d)) is not None:
+            new[d] = replace(new[d], apart=apart)
     if fact.noisy is not None:
         noisy = _ffn_values(layer, fact.dims, fact.noisy, fact.noisy_pre, outs)
         for d in outs:
@@ -1329,11 +1384,9 @@ def _ffn_harmonic(layer: FFNLayer, dims: list[str], coords: dict, outs: list[str
                 slope = (d if o == x else 0) + sum((c * (at(u, 1) - at(u, 0)) for u in on for e, c in u.outputs if e == o), 0)
                 value = base + sum((c * at(u, 0) for u in on for e, c in u.outputs if e == o), Fraction(0))
                 (out[o][1].add((value, slope)) if slope else out[o][0].add(value))
-        points = [dict(row, **{x: p}) for p in xs]
-        for o in outs:
-            out[o][0].update(r[o] + sum((c * h for u in layer.units if (h := u.bias + sum(
-                (w * r[e] for e, w in u.inputs), Fraction(0))) > 0 for e, c in u.outputs if e == o), Fraction(0))
-                for r in points)
+        points = [tuple(p if e == x else row[e] for e in dims) for p in xs]
+        for o, values in _ffn_values(layer, dims, points, _pre(layer, dims, points), outs).items():
+            out[o][0].update(values)
     return {o: (frozenset(p), frozenset(f)) for o, (p, f) in out.items()}
 
 
@@ -1349,17 +1402,66 @@ def _ffn_values(layer: FFNLayer, dims, combos, pres, outs) -> dict:
 
 
 def _relu_grid(layer: FFNLayer, coords: dict, d: str) -> Coord:
-    """x_d + Σ c·ReLU(h) in any regime: ReLU(h) is 0 or h, both on h's grid when its offset is 0."""
-    acc = coords[d]
-    for u in layer.units:
-        c = sum((coef for e, coef in u.outputs if e == d), Fraction(0))
-        if not c:
+    """x_d + Σ c·ReLU(h) in any regime: ReLU(h) is 0 or h, both on h's grid when its offset is 0.
+    Units whose inputs are all finite-valued are enumerated jointly (−ReLU(2v − ½) + ReLU(2v − 3/2)
+    is {0, −1}, not a grid ½), and x_d is added last, so that a position embedding constant on the
+    units' grid keeps its offset (1/(2n) + Z/n: never 0)."""
+    units = [(u, sum((coef for e, coef in u.outputs if e == d), Fraction(0))) for u in layer.units]
+    units = [(u, c) for u, c in units if c]
+    finite = [(u, c) for u, c in units if all(coords[x].fin is not None for x, _ in u.inputs)]
+    reads = sorted({x for u, _ in finite for x, _ in u.inputs})
+    if not _product_fits([coords[x].fin for x in reads]):
+        finite = []
+    acc = Coord(fin=frozenset({Fraction(0)}), grid=Num(Fraction(1)))
+    if finite:
+        values = frozenset(sum((c * max(Fraction(0), u.bias + sum((a * row[x] for x, a in u.inputs), Fraction(0)))
+                                for u, c in finite), Fraction(0))
+                           for row in (dict(zip(reads, combo)) for combo in
+                                       itertools.product(*(sorted(coords[x].fin) for x in reads))))
+        acc = Coord(fin=values, grid=Num(Fraction(_den_lcm(values))))
+    for u, c in units:
+        if any(u is v for v, _ in finite):
             continue
         h = _combination(u.inputs, coords, start=_finite([u.bias], u.bias))
         if h.grid is None:
             return _relu_den_bound(layer, coords, d)
         acc = _add(acc, _scaled(Coord(grid=integral_grid(h)), c))
+    acc = _add(acc, coords[d])
     return Coord(grid=acc.grid, offset=acc.offset) if acc.fin is None else Coord()
+
+
+def _zero_or_at_least(c: Coord) -> Expr | None:
+    """L(i, n) with the value 0 or |value| ≥ |L|: a grid (k/G, or (k + o)/G never 0), a denominator
+    bound B (a non-zero p/q with q ≤ B is ≥ 1/B in size), or a finite set's least non-zero size."""
+    if c.fin is not None:
+        return Num(min((abs(v) for v in c.fin if v), default=Fraction(1)))
+    if c.grid is not None:
+        return BinOp("/", Num(min(c.offset, 1 - c.offset) if c.offset else Fraction(1)), c.grid)
+    return None if c.den_bound is None else BinOp("/", Num(Fraction(1)), c.den_bound)
+
+
+def _never_on(z: Coord, a: Fraction) -> bool:
+    """ReLU(a·z) = 0 at every row: z's bound s·z ≤ 0 with a of sign s."""
+    return z.bound is not None and z.bound[1] == 0 and a * z.bound[0] > 0
+
+
+def _relu_apart(layer: FFNLayer, coords: dict, d: str) -> tuple | None:
+    """L-zero-or-apart: x_d + Σ c_u·ReLU(a_u·z_u) with x_d exact, no biases and every c_u of one sign s,
+    each z_u 0 or ≥ L_u in size: each ReLU is 0 or ≥ |a_u|·L_u, so the sum is x_d or s·(y − x_d) ≥
+    min |c_u·a_u·L_u| (1/(2n) − ReLU(−min prefix) − ReLU(d_n): never 0, Dyck-1)."""
+    centre = _exact(coords[d])
+    terms, signs = [], set()
+    for u in layer.units:
+        c = sum((coef for e, coef in u.outputs if e == d), Fraction(0))
+        if not c or not u.bias and len(u.inputs) == 1 and _never_on(coords[u.inputs[0][0]], u.inputs[0][1]):
+            continue
+        if u.bias or len(u.inputs) != 1 or (least := _zero_or_at_least(coords[u.inputs[0][0]])) is None:
+            return None
+        terms.append(BinOp("*", Num(abs(c * u.inputs[0][1])), least))
+        signs.add(1 if c > 0 else -1)
+    if centre is None or len(signs) != 1:
+        return None
+    return centre, tuple(terms), signs.pop()
 
 
 def _relu_den_bound(layer: FFNLayer, coords: dict, d: str) -> Coord:
