@@ -1414,14 +1414,11 @@ def _relu_grid(layer: FFNLayer, coords: dict, d: str) -> Coord:
         finite = []
     acc = Coord(fin=frozenset({Fraction(0)}), grid=Num(Fraction(1)))
     if finite:
-        values = frozenset(sum((c * max(Fraction(0), u.bias + sum((a * row[x] for x, a in u.inputs), Fraction(0)))
-                                for u, c in finite), Fraction(0))
-                           for row in (dict(zip(reads, combo)) for combo in
-                                       itertools.product(*(sorted(coords[x].fin) for x in reads))))
+        combos = list(itertools.product(*(sorted(coords[x].fin) for x in reads)))
+        pres = _pre(FFNLayer(tuple(u for u, _ in finite)), reads, combos)
+        values = frozenset(sum((c * h for (_, c), h in zip(finite, pre) if h > 0), Fraction(0)) for pre in pres)
         acc = Coord(fin=values, grid=Num(Fraction(_den_lcm(values))))
-    for u, c in units:
-        if any(u is v for v, _ in finite):
-            continue
+    for u, c in (uc for uc in units if uc not in finite):
         h = _combination(u.inputs, coords, start=_finite([u.bias], u.bias))
         if h.grid is None:
             return _relu_den_bound(layer, coords, d)
