@@ -18,7 +18,7 @@ from typing import Callable
 from . import __version__
 from .cover import CoverConfig, cover, split
 from .expr import BinOp, Expr, Log, Num, Var, parse_expr, to_text
-from .kernel.bounds import BoxFailure, BoxReport, analyse_box
+from .kernel.bounds import BoxFailure, BoxReport, all_uniform, analyse_box
 from .kernel.checker import FORMAT
 from .kernel.records import (box_record, facts_record, ffn_record, head_record, kernel_obligations, lower,
                              structural_margin, upper)
@@ -246,7 +246,7 @@ def certify(model: Model, n_min: int, n_max: int | str, tau: Expr | None = None,
     proposed = tau if tau is not None else None if derive else model.temperature
     if proposed is not None:
         _require_positive(proposed, n_min, n_max, "--tau" if tau is not None else "temperature")
-    if n_max == "inf" and _all_uniform(st):
+    if n_max == "inf" and all_uniform(st):
         return _certify_unbounded(model, st, proposed, n_min)
     n0 = max(cfg.tail_start, n_min + 1) if n_max == "inf" else None
     boxes = cover(n_min, n_max if n0 is None else n0 - 1, cfg.cover)
@@ -273,10 +273,6 @@ def certify(model: Model, n_min: int, n_max: int | str, tau: Expr | None = None,
                              progress)
     return Outcome("certified", certificate=build_certificate(model, st, proposed, n_min, n_max, reports),
                    tau=proposed, reports=reports)
-
-
-def _all_uniform(st: Structure) -> bool:
-    return all(f.kind == "uniform" for facts in st.facts if isinstance(facts, tuple) for f in facts)
 
 
 def _certify_tail(model: Model, st: Structure, tau: Expr, n_min: int, n0: int, reports: list, kappa: Fraction | None,

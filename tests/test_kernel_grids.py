@@ -106,3 +106,103 @@ def test_positions_up_to_10_to_the_12_do_not_reach_a_pole():
         assert all(p.lower() > -1 for p in pieces) and any(p.upper() >= 10**12 for p in pieces)
         ball = _pe_ball(expr("1/(i+1)"), {"i": pieces, "n": box_ball(10**12 - 5, 10**12)})
         assert ball.upper() >= 1 and -10**-8 < ball.lower() <= 10**-12  # no pole, a true (if loose) hull
+
+
+def _two_movers(extra_terms=()) -> dict:
+    """Layer 2 scores w_j + 1/(2(j+1)): w = a prefix mean (denominator ≤ j, a bound) and the PE
+    1/(j+1) (grid j + 1) are two key grids that move with the key position."""
+    return {"format": "hardsoft.model/1", "name": "two-movers", "alphabet": ["a", "b"], "bos": None,
+            "dims": ["one", "q", "t_a", "t_b", "w", "v"],
+            "embed": {"token": {"a": {"t_a": 1}, "b": {"t_b": 1}}, "position": {"one": "1", "q": "1/(i+1)"}},
+            "layers": [{"type": "attention", "heads": [{"name": "mean", "hard": "average", "visible": "j<=i",
+                                                        "score": [], "value": [["w", "t_a", 1]]}]},
+                       {"type": "attention", "heads": [{"name": "pick", "hard": "average", "visible": "all",
+                                                        "score": [["one", "w", 1], ["one", "q", "1/2"], *extra_terms],
+                                                        "value": [["v", "t_b", 1]]}]}],
+            "output": {"dim": "v", "position": "last", "threshold": "2"}}
+
+
+def test_a_lattice_head_with_two_moving_key_grids_gets_a_gap_that_holds_on_words():
+    """s_j·(j+1)·d(j) ∈ Z/2 (d(j) ≤ j, the mean's denominator over j keys): non-zero gaps ≥ 1/(2n²(n+1)²)."""
+    from certify.audit import audit
+    from certify.certifier import CertifyConfig, certify
+    from certify.kernel.bounds import gap_lower_bounds
+    from certify.kernel.checker import check
+    from certify.kernel.structure import analyse
+    from certify.model import model_from_dict
+    from soundness import assert_certificate_holds, words_up_to
+
+    model = model_from_dict(_two_movers())
+    fact = analyse(model).facts[1][0]
+    assert fact.kind == "gap" and len(fact.gammas) == 16
+    least = min(abs(eval_exact(g, {"n": 7})) for g in gap_lower_bounds(fact))
+    assert least == Fraction(1, 2 * 7 ** 2 * 8 ** 2)
+    outcome = certify(model, 1, 1000, cfg=CertifyConfig(refute=False))
+    assert outcome.verdict == "certified", outcome.blockers
+    check(outcome.certificate, model)
+    assert audit(outcome.certificate, model, max_len=7).ok  # the gap statement, on every word up to length 7
+    words = words_up_to(model.alphabet, 1, 6, budget=200, random_words=5, random_max=40, seed=3)
+    assert assert_certificate_holds(model, outcome.certificate["claim"], words) > 0
+
+
+def test_four_moving_key_grids_are_past_the_lattice_rule():
+    from certify.kernel.structure import MAX_MOVERS, Unsupported, analyse
+    from certify.model import model_from_dict
+
+    data = _two_movers()
+    data["dims"] += ["r", "s"]
+    data["embed"]["position"].update({"r": "1/(i+2)", "s": "1/(i+3)"})
+    data["layers"][1]["heads"][0]["score"] += [["one", "r", 1], ["one", "s", 1]]
+    assert MAX_MOVERS == 3
+    with pytest.raises(Unsupported, match="key grids vary with the position"):
+        analyse(model_from_dict(data))
+
+
+MOVING = ("1/(i+1)", "1/(i+2)", "2/(i+3)", "i/n", "1/n")
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_moving_key_grid_gaps_hold_on_every_short_word(seed):
+    """Drawn layer-2 scores over prefix means (denominator ≤ j) and PEs with moving or fixed grids:
+    every non-zero score gap of every row is at least the lattice rule's min |γ(n)| (exact, by brute force)."""
+    import itertools
+    import random
+
+    from certify.evaluate import hard_run, visible_keys
+    from certify.kernel.bounds import gap_lower_bounds
+    from certify.kernel.structure import Unsupported, analyse
+    from certify.model import model_from_dict
+
+    rng = random.Random(seed)
+    pes = rng.sample(MOVING, 2)
+    data = _two_movers()
+    data["dims"] += ["r", "s", "m2"]
+    data["embed"]["position"].update({"r": pes[0], "s": pes[1]})
+    data["layers"][0]["heads"].append({"name": "mean2", "hard": "average", "visible": rng.choice(["j<=i", "all"]),
+                                       "score": [], "value": [["m2", "t_b", 1]]})
+    terms = [[rng.choice(["one", "t_a", "t_b"]), k, rng.choice(["1", "-1", "1/2", "3", "-2/3"])]
+             for k in rng.sample(["w", "q", "r", "s", "m2"], rng.randint(2, 4))]
+    head = data["layers"][1]["heads"][0]
+    head.update(score=terms, visible=rng.choice(["all", "j<=i", "j<i"]))
+    model = model_from_dict(data)
+    try:
+        st = analyse(model)
+    except Unsupported:
+        pytest.skip("no rule covers this draw")
+    fact = st.facts[1][0]
+    if fact.kind != "gap" or not fact.gammas:
+        pytest.skip(f"another rule ({fact.kind}) covers this draw")
+    index = {d: k for k, d in enumerate(model.dims)}
+    checked = 0
+    for n in range(1, 7):
+        gamma = min(abs(eval_exact(g, {"n": n})) for g in gap_lower_bounds(fact))
+        for word in itertools.product(model.alphabet, repeat=n):
+            rows = hard_run(model, word).streams[1]
+            for i in range(1, n + 1):
+                keys = visible_keys(head["visible"], i, 1, n)
+                scores = [sum((Fraction(c) * rows[i - 1][index[q]] * rows[j - 1][index[k]] for q, k, c in terms),
+                              Fraction(0)) for j in keys]
+                for a, b in itertools.combinations(scores, 2):
+                    assert a == b or abs(a - b) >= gamma, (word, i, a, b, gamma)
+                    checked += 1
+    assert checked > 0

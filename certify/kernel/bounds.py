@@ -126,19 +126,18 @@ def _analyse_box(model: Model, st: Structure, tau_expr: Expr, lo: int, hi: int, 
         e = err[o] if fp is None else err[o] + fp.threshold_error(model.output.threshold)
         if fp is None and coord.exact_unless == frozenset():  # every row exact (in exact arithmetic only)
             e = ZERO
-        # the margin is over every hard value, exact rows included: a hard output on θ is decided by
-        # whatever rounding an evaluator does, so exactness excuses no margin (error 0 aside)
         margin = _margin(coord, rng[o], model.output.threshold, model.output.position == "first" and st.first == 0,
-                         _output_facts(coord, model.output.position, st.first, model.output.threshold, env))
+                         _output_facts(coord, model.output.position, st.first, model.output.threshold, env),
+                         exact_rows=fp is None)
     if fp is None and first_row_exact(model):
         e = ZERO
     # error 0 with margin 0 (a hard output on θ) is accepted only when every head is uniform: there
     # soft is hard by symmetry; elsewhere a tie on θ is decided by an evaluator's rounding
-    ok = bool(e < margin or e.is_zero() and (margin > 0 or _all_uniform(st)))
+    ok = bool(e < margin or e.is_zero() and (margin > 0 or all_uniform(st)))
     return BoxReport(lo, hi, tau, tuple(head_bounds), e, margin, ok, tuple(ffn_inputs))
 
 
-def _all_uniform(st: Structure) -> bool:
+def all_uniform(st: Structure) -> bool:
     return all(f.kind == "uniform" for layer in st.facts if isinstance(layer, tuple) for f in layer)
 
 
@@ -481,15 +480,29 @@ def _output_facts(coord, position: str, first: int, threshold: Fraction, env) ->
     return facts
 
 
-def _margin(coord, rng, threshold: Fraction, at_bos: bool = False, facts: dict | None = None) -> object:
-    """min |y − θ| over possible hard outputs (0 when y can sit on θ); ``at_bos``: the output is read at
-    the BOS row only, whose hard value is ``coord.at_bos`` when known; ``facts`` (balls at the output
+def _margin(coord, rng, threshold: Fraction, at_bos: bool = False, facts: dict | None = None,
+            exact_rows: bool = False) -> object:
+    """min |y − θ| over possible hard outputs (0 when y can sit on θ).  ``exact_rows`` (exact arithmetic):
+    when no hard output sits on θ, a row off ``coord.exact_unless`` has soft = hard exactly, hence the hard
+    decision, so only the rows that may be inexact need the margin: min |v − θ| over exact_unless.  (A
+    hard output on θ still needs margin > 0: even at an exact row it is decided by an evaluator's
+    rounding.)  ``at_bos``: the output is read at the BOS row only, whose hard value is ``coord.at_bos``
+    when known."""
+    if at_bos and coord.at_bos is not None:
+        return q_ball(abs(coord.at_bos - threshold))
+    every = _hard_margin(coord, rng, threshold, facts or {})
+    noisy = coord.exact_unless if exact_rows else None
+    if noisy and every > 0:
+        return every.max(q_ball(min(abs(v - threshold) for v in noisy)))
+    return every
+
+
+def _hard_margin(coord, rng, threshold: Fraction, facts: dict) -> object:
+    """min |y − θ| over every possible hard output y (0 when y can sit on θ); ``facts`` (balls at the output
     rows, :func:`_output_facts`): a grid |G| for y·G ∈ Z + o — with θ = p/q, (y − θ)·qG ∈ Z + (q·o mod 1)
     as pG is an integer, so a non-zero o' = q·o mod 1 keeps y at least min(o', 1 − o')/(q|G|) from θ
     (1/(2n) + Z/n is never 0); L-zero-or-apart (c, L, s): y = c or s·(y − c) ≥ L, so with t = s·(θ − c)
     the distance is −t when t < 0 and min(t, L − t) when 0 < t < L."""
-    if at_bos and coord.at_bos is not None:
-        return q_ball(abs(coord.at_bos - threshold))
     if coord.fin is not None:
         return q_ball(min(abs(v - threshold) for v in coord.fin))
     if coord.harmonic is not None:
@@ -499,7 +512,6 @@ def _margin(coord, rng, threshold: Fraction, at_bos: bool = False, facts: dict |
         return rng.lower() - t
     if rng < t:
         return t - rng.upper()
-    facts = facts or {}
     share = (threshold.denominator * coord.offset) % 1
     if "grid" in facts and share and facts["grid"] > 0:
         return q_ball(min(share, 1 - share)) / (threshold.denominator * facts["grid"].upper())

@@ -135,7 +135,8 @@ def facts_record(st) -> dict:
       ``leak_other_values`` — the box's ``leak_upper`` bounds the soft weight on the keys whose value
       differs from the maxima's (L-special-key with one value on every input key), not all keys off them.
     * per box (in ``boxes``): the soft weight off the hard maxima at τ(n) ≤ ``leak_upper``, the
-      hard output's distance to the threshold ≥ ``margin_lower``, |soft − hard| ≤ ``error_upper``.
+      hard output's distance to the threshold ≥ ``margin_lower`` (> 0 only, at rows off the output's
+      ``exact_unless``: those are exact), |soft − hard| ≤ ``error_upper``.
     """
     coords = []
     for k, layer in enumerate(st.coords):

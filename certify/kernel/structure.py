@@ -44,6 +44,7 @@ from .positivity import positive_from
 
 MAX_COMBOS = 4096
 MAX_FIN = 4096
+MAX_MOVERS = 3  # distinct position-varying key grids of one lattice head (its gammas number 2^(2·movers + …))
 MAX_MEANS = 256  # a bounded model's mean values are enumerated only up to this many (downstream products grow with it)
 
 
@@ -753,9 +754,10 @@ def _lattice(layer: int, head: Head, coords: dict, first: int) -> HeadFact:
     integer ≤ B when only the denominator bound B is known) and k·G_k ∈ Z moves a row's scores by
     multiples of c/(G_q·G_k); with g the gcd of the c's, every score difference is a multiple of
     g/Π G over the distinct grids, so non-zero gaps are ≥ g/(Π exact grids · Π bounds).  A key grid
-    G(j, n) that varies with the key position (shared by every term, affine in j) puts a difference of
-    two keys on Z/(G(j)·G(j')) (terms with a fixed key grid scale that lattice, like query grids; a
-    key known by a denominator bound d(j) ≤ B(j) acts as such a G with |G| ≤ B);
+    G(j, n) that varies with the key position (affine in j) puts a difference of two keys on
+    Z/(G(j)·G(j')), and several distinct ones on Z/Π_m G_m(j)·G_m(j') (s_j·Π_m G_m(j) is on the
+    lattice term by term; terms with a fixed key grid scale that lattice, like query grids; a key known
+    by a denominator bound d(j) ≤ B(j) acts as such a G with |G| ≤ B);
     |G| (and an affine bound B(i)) is largest at an end row."""
     exact, bounds, kgrids, coefs = {}, {}, [], []
     for q, k, c in head.score:
@@ -772,10 +774,12 @@ def _lattice(layer: int, head: Head, coords: dict, first: int) -> HeadFact:
             raise Unsupported(f"lattice: the grid of query dim {q!r} is not affine in the position")
         kgrids.append(gk)
         coefs.append(c)
-    movers = [g for g in kgrids if isinstance(g, DenBound) or "i" in variables_of(g)]
-    moving = bool(movers)
-    if moving and (any(not _same_mover(g, movers[0]) for g in movers) or affine_in(_bound(movers[0]), "i") is None):
-        raise Unsupported("lattice: key grids that vary with the position differ between terms or are not affine")
+    movers: list = []  # the distinct key grids that vary with the key position
+    for g in kgrids:
+        if (isinstance(g, DenBound) or "i" in variables_of(g)) and not any(_same_mover(g, m) for m in movers):
+            movers.append(g)
+    if len(movers) > MAX_MOVERS or any(affine_in(_bound(m), "i") is None for m in movers):
+        raise Unsupported(f"lattice: more than {MAX_MOVERS} key grids vary with the position, or one is not affine in it")
     for g in kgrids:  # a fixed key grid multiplies the lattice's denominator like a query grid
         if not isinstance(g, DenBound) and "i" not in variables_of(g):
             exact.setdefault(to_text(simplified(g, ("n",))), g)
@@ -786,8 +790,8 @@ def _lattice(layer: int, head: Head, coords: dict, first: int) -> HeadFact:
         base = BinOp("/", base, g)
     ends = lambda e: [substitute(e, "i", row) for row in (Num(Fraction(first)), Var("n"))]  # noqa: E731
     factors = [ends(b) for b in bounds.values()]
-    if moving:
-        factors += [ends(_bound(movers[0]))] * 2
+    for m in movers:  # each key grid d_m(j) ≤ B_m(j): s_j − s_j' ∈ base·Z/Π_m d_m(j)·d_m(j')
+        factors += [ends(_bound(m))] * 2
     gammas = tuple(simplified(_divided(base, pick), ("n",)) for pick in itertools.product(*factors))
     unique = _injective(head, coords)
     if head.hard != "average" and not unique:

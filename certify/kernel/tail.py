@@ -40,8 +40,8 @@ from flint import arb, ctx, fmpq
 from ..errors import ExprError
 from ..expr import AltSign, BinOp, Expr, Log, Neg, Num, Pow, Var
 from ..model import AttentionLayer, Model
-from .bounds import (PRECISION_BITS, _hull, _margin, _one_noisy_input, _split_log, _token_hull, exact_fraction,
-                     gap_lower_bounds, q_ball, special_leak)
+from .bounds import (PRECISION_BITS, _hull, _margin, _one_noisy_input, _split_log, _token_hull, all_uniform,
+                     exact_fraction, gap_lower_bounds, q_ball, special_leak)
 from .polyid import normal_form, univariate
 from .positivity import nonzero_from, positive_from
 from .records import lower, upper
@@ -360,9 +360,10 @@ def _walk(model: Model, st: Structure, tau_expr: Expr, n0: int) -> TailReport:
         o = model.output.dim
         unknown = arb(0, float("inf"))  # no constant hull: margin 0 unless the output is finite-valued
         e, margin = err[o], _margin(st.coords[-1][o], rng[o].hull if rng[o].hull is not None else unknown,
-                                    model.output.threshold, model.output.position == "first" and st.first == 0)
+                                    model.output.threshold, model.output.position == "first" and st.first == 0,
+                                    exact_rows=True)
     top = sup(e, n0)
-    ok = bool(e.is_zero() or (top is not None and top < margin))
+    ok = bool(e.is_zero() and (margin > 0 or all_uniform(st)) or (top is not None and top < margin))
     return TailReport(n0, tuple(heads), e, top if top is not None else arb("inf"), margin, ok)
 
 
