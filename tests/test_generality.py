@@ -346,3 +346,28 @@ def test_a_rounding_ramp_with_other_breakpoints_is_harmless_and_certifies(name, 
     outcome = certify(model, 1, 1000, cfg=CertifyConfig(refute=False))
     assert outcome.verdict == "certified", outcome.blockers
     assert assert_certificate_holds(model, outcome.certificate["claim"], words) > 0
+
+
+def test_value_classes_whose_offsets_exceed_every_key_distance_never_tie():
+    """score n·is_b(j) + j: a b key and an a key would tie only |j − j'| = n apart, which no two keys are
+    (proved for every n), so the average head's maxima carry one value and its output is 0 or 1."""
+    path = Path(__file__).parent / "fixtures" / "outside" / "exists-b-by-n-offset.json"
+    model = load_model(path)
+    fact = analyse(model).facts[0][0]
+    assert fact.kind == "ziggurat" and fact.homogeneous
+    outcome = certify(model, 1, 10 ** 6, cfg=CertifyConfig(refute=False))
+    assert outcome.verdict == "certified", outcome.blockers
+    check(outcome.certificate, model)
+    assert audit(outcome.certificate, model, max_len=6).ok  # maxima_same_value on every word ≤ 6
+    words = words_up_to(model.alphabet, 1, 7, budget=500, random_words=20, random_max=300, seed=1)
+    assert assert_certificate_holds(model, outcome.certificate["claim"], words) > 0
+
+
+def test_value_classes_a_key_distance_apart_may_tie():
+    """score 2·is_b(j) + j: an a key at j and a b key at j − 2 tie, and the average mixes their values."""
+    data = json.loads((Path(__file__).parent / "fixtures" / "outside" / "exists-b-by-n-offset.json").read_text())
+    data["layers"][0]["heads"][0]["score"][0] = ["one", "t_b", 2]
+    model = model_from_dict(data)
+    assert not analyse(model).facts[0][0].homogeneous
+    mixed = hard_run(model, ("b", "a", "a")).outputs  # keys 1 (b: 2 + 1) and 3 (a: 3) tie at the maximum
+    assert mixed == (Fraction(1, 2),)

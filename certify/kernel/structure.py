@@ -523,8 +523,10 @@ def _ziggurat(layer: int, head: Head, coords: dict, qexact: list, first: int) ->
                                   f"{to_text(step)} (L-ziggurat needs integer multiples)")
             off_lattice = True
             continue  # the BOS key: a step or more from every key (checked below), so it never ties
-        if (values is None or values[a] != values[b]) and not is_zero(ratio, ("i", "n")):
-            ties.append(ratio)  # keys a ratio apart carry different values: they must never tie
+        if (values is None or values[a] != values[b]) and not is_zero(ratio, ("i", "n")) and not (
+                head.hard == "average" and any(_holds(lo) and _holds(hi) for lo, hi in apart_ends(ratio, head.visible, first))):
+            ties.append(ratio)  # keys a ratio apart carry different values: they must never tie (unless |R| > key
+            # distance at every n, proved here for an average head; a unique-hard head checks it box by box)
     rho = Fraction(1)  # the BOS key is ≥ ρ·|A| from every key: bands of width ρ·|A| (L-bos-apart)
     for z, c in itertools.product(bos if off_lattice else (), set(range(len(combos))) - bos):
         apart = _bos_apart(BinOp("/", BinOp("-", offsets[z], offsets[c]), step), head.visible, first)
