@@ -1,19 +1,21 @@
 """Measured coverage on outside-style models (issue 12): of the random models that brute force
 shows simulable, how many does the certifier prove, and does every certificate survive brute force?
 
-    PYTHONPATH=. python3 benchmarks/coverage.py SEED COUNT bounded|unbounded|edits [--nmax 1000] [--sim-len 6] [--models DIR]
+    PYTHONPATH=. python3 benchmarks/coverage.py SEED COUNT bounded|unbounded|edits [--nmax 1000] [--sim-len 6] [--models DIR] [--ties]
 
 Draws COUNT models with ``tests/outside_models.random_model`` (``edits``: ``edited_model``, harmless edits of the
 shipped models) (seeded), keeps the simulable ones
 (soft = hard on every word up to length ``--sim-len`` at one of ``TRY_TAUS``), certifies each to n_max, and
 brute-forces every certificate (exact hard vs 60-digit soft on all words up to length 7 within a
 budget plus random long words, at the certified τ).  Prints one line per model, the counts, and the
-blockers of the models not proved, by count.  Exit status 1 when any certificate fails brute force.
+blockers of the models not proved, by count; ``--ties`` also searches each model not proved for a word
+whose hard output sits exactly on θ (what no margin can certify).  Exit status 1 when any certificate fails brute force.
 """
 from __future__ import annotations
 
 import argparse
 import collections
+import itertools
 import json
 import random
 import sys
@@ -42,6 +44,14 @@ def _tie_by_symmetry(model, outcome, error: AssertionError) -> bool:
     return all(h == s or y == model.output.threshold for h, s, y in zip(hard.decisions, soft.decisions, hard.outputs))
 
 
+def _tie_on_threshold(model, rng: random.Random) -> tuple | None:
+    """A word at whose output rows some hard output is exactly the threshold (no margin can certify it),
+    or None: every word up to length 7, then 3000 random words of length 8–24."""
+    words = itertools.chain((w for n in range(1, 8) for w in itertools.product(model.alphabet, repeat=n)),
+                            (tuple(rng.choice(model.alphabet) for _ in range(rng.randint(8, 24))) for _ in range(3000)))
+    return next((w for w in words if model.output.threshold in hard_run(model, w).outputs), None)
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("seed", type=int)
@@ -51,10 +61,11 @@ def main(argv=None) -> int:
     ap.add_argument("--models", type=Path, default=None, help="write every simulable model here")
     ap.add_argument("--start", type=int, default=0, help="skip the first START draws (same rng stream)")
     ap.add_argument("--sim-len", type=int, default=6, help="simulable: soft = hard on every word up to this length")
+    ap.add_argument("--ties", action="store_true", help="search each model not proved for a hard output on θ")
     args = ap.parse_args(argv)
     unbounded = args.family.startswith("u")
     rng = random.Random(args.seed)
-    blockers, verdicts, unsound, ties = collections.Counter(), collections.Counter(), [], []
+    blockers, verdicts, unsound, ties, on_theta = collections.Counter(), collections.Counter(), [], [], collections.Counter()
     for k in range(args.count):
         data = edited_model(rng, k) if args.family.startswith("e") else random_model(rng, k, unbounded=unbounded)
         if k < args.start:
@@ -86,12 +97,20 @@ def main(argv=None) -> int:
             for b in outcome.blockers or (outcome.reason,):
                 blockers[str(b).split(":", 1)[-1].strip()[:100]] += 1
             note = "; ".join(str(b)[:120] for b in (outcome.blockers or (outcome.reason,)))
+            if args.ties:
+                tie = _tie_on_threshold(model, random.Random(k))
+                on_theta[tie is not None] += 1
+                note += f" | hard output on θ at {''.join(tie)!r}" if tie else " | no hard output on θ found"
+
         print(k, outcome.verdict, f"{dt:.1f}s", outcome.certificate["claim"]["tau"] if outcome.certificate else "", note, flush=True)
     total = sum(verdicts.values())
     print(f"seed {args.seed} {args.family}: simulable {total}, " + ", ".join(f"{v} {c}" for v, c in verdicts.most_common())
           + f", unsound {len(unsound)}, threshold ties of all-uniform models {len(ties)}")
     for b, c in blockers.most_common(30):
         print(c, b)
+    if args.ties:
+        print(f"not proved with a hard output on θ at some word (≤ 7 every word, then 3000 random ≤ 24): "
+              f"{on_theta[True]} of {on_theta[True] + on_theta[False]}")
     return 1 if unsound else 0
 
 
