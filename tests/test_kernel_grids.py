@@ -161,16 +161,10 @@ def test_four_moving_key_grids_are_past_the_lattice_rule():
 MOVING = ("1/(i+1)", "1/(i+2)", "2/(i+3)", "i/n", "1/n")
 
 
-@pytest.mark.parametrize("seed", range(10))
-def test_moving_key_grid_gaps_hold_on_every_short_word(seed):
-    """Drawn layer-2 scores over prefix means (denominator ≤ j) and PEs with moving or fixed grids:
-    every non-zero score gap of every row is at least the lattice rule's min |γ(n)| (exact, by brute force)."""
-    import itertools
+def _moving_grid_model(seed: int):
+    """Layer 2 of :func:`_two_movers` with 2–4 drawn terms over prefix means and PEs with moving or fixed grids."""
     import random
 
-    from certify.evaluate import hard_run, visible_keys
-    from certify.kernel.bounds import gap_lower_bounds
-    from certify.kernel.structure import Unsupported, analyse
     from certify.model import model_from_dict
 
     rng = random.Random(seed)
@@ -182,9 +176,37 @@ def test_moving_key_grid_gaps_hold_on_every_short_word(seed):
                                        "score": [], "value": [["m2", "t_b", 1]]})
     terms = [[rng.choice(["one", "t_a", "t_b"]), k, rng.choice(["1", "-1", "1/2", "3", "-2/3"])]
              for k in rng.sample(["w", "q", "r", "s", "m2"], rng.randint(2, 4))]
-    head = data["layers"][1]["heads"][0]
-    head.update(score=terms, visible=rng.choice(["all", "j<=i", "j<i"]))
-    model = model_from_dict(data)
+    data["layers"][1]["heads"][0].update(score=terms, visible=rng.choice(["all", "j<=i", "j<i"]))
+    return model_from_dict(data), terms, data["layers"][1]["heads"][0]
+
+
+@pytest.mark.parametrize("seed", [4, 7])
+def test_three_moving_grids_certify_to_a_million_and_hold(seed):
+    """γ ~ 1/n⁶ over the wide boxes near 10⁶: γ/τ is re-bounded on halves of a box where one ball
+    loses it, so these heads certify (were "error bound inf"); brute force and `check` agree."""
+    from certify.certifier import CertifyConfig, certify
+    from certify.kernel.checker import check
+    from soundness import assert_certificate_holds, words_up_to
+
+    model, _, _ = _moving_grid_model(seed)
+    outcome = certify(model, 1, 10 ** 6, cfg=CertifyConfig(refute=False))
+    assert outcome.verdict == "certified", outcome.blockers
+    check(outcome.certificate, model)
+    words = words_up_to(model.alphabet, 1, 6, budget=300, random_words=4, random_max=200, seed=seed)
+    assert assert_certificate_holds(model, outcome.certificate["claim"], words) > 0
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_moving_key_grid_gaps_hold_on_every_short_word(seed):
+    """Drawn layer-2 scores over prefix means (denominator ≤ j) and PEs with moving or fixed grids:
+    every non-zero score gap of every row is at least the lattice rule's min |γ(n)| (exact, by brute force)."""
+    import itertools
+
+    from certify.evaluate import hard_run, visible_keys
+    from certify.kernel.bounds import gap_lower_bounds
+    from certify.kernel.structure import Unsupported, analyse
+
+    model, terms, head = _moving_grid_model(seed)
     try:
         st = analyse(model)
     except Unsupported:
@@ -206,3 +228,13 @@ def test_moving_key_grid_gaps_hold_on_every_short_word(seed):
                     assert a == b or abs(a - b) >= gamma, (word, i, a, b, gamma)
                     checked += 1
     assert checked > 0
+
+
+def test_a_ball_that_is_not_finite_prints_as_an_infinite_bound():
+    """derive_blockers reports an error bound that overflowed as "inf" (it used to stop with a traceback)."""
+    from flint import arb
+
+    from certify.kernel.records import lower, upper
+
+    assert upper(arb("inf")) == "inf" and upper(arb(0, float("inf"))) == "inf" and lower(arb("nan")) == "-inf"
+    assert upper(arb(1) / 3) == "0.333333333334"

@@ -34,6 +34,7 @@ from .rounding_error import FloatFormat, RoundingFailure
 from .structure import HeadFact, Structure, argmax_gap, first_row_exact, harmonic_distance
 
 PRECISION_BITS = 128
+GAP_HALVINGS = 6  # a wide box's γ/τ is re-bounded on at most 2^6 pieces (:func:`_gap_over_tau`)
 ZERO = arb(0)
 
 
@@ -319,8 +320,10 @@ def _over_tau(num: Expr, tau_expr: Expr, n):
     return ball_of(BinOp("/", num, r), n) * (ball_of(x, n).log() ** -p if p else 1)
 
 
-def _gap_over_tau(fact: HeadFact, env, tau, tau_expr: Expr) -> object:
-    """γ/τ for the smallest non-zero gap γ = min over :func:`gap_lower_bounds` (in |·|)."""
+def _gap_over_tau(fact: HeadFact, env, tau, tau_expr: Expr, halvings: int = 0) -> object:
+    """γ/τ for the smallest non-zero gap γ = min over :func:`gap_lower_bounds` (in |·|).  A ball over a
+    wide box of n can lose γ/τ > 0 to the dependency of a high-degree ratio; the box is then halved (up
+    to 2^6 pieces) and the least lower end kept — the leak only needs γ/τ from below."""
     n = env["n"]
     if not abs(ball_of(fact.delta_key, n)) > 0:
         raise BoxFailure(f"head {fact.head.name!r}: key score step not certainly non-zero")
@@ -331,7 +334,12 @@ def _gap_over_tau(fact: HeadFact, env, tau, tau_expr: Expr) -> object:
     least = ratios[0]
     for r in ratios[1:]:
         least = least.min(r)
-    return least
+    lo, hi = exact_fraction(n.lower()), exact_fraction(n.upper())
+    if least.lower() > 0 or halvings == GAP_HALVINGS or hi - lo < 2:
+        return least
+    mid = (lo + hi) // 2
+    parts = [_gap_over_tau(fact, {"n": box_ball(a, b)}, tau, tau_expr, halvings + 1) for a, b in ((lo, mid), (mid, hi))]
+    return parts[0].lower().min(parts[1].lower())
 
 
 def gap_lower_bounds(fact: HeadFact) -> tuple[Expr, ...]:

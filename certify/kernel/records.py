@@ -30,7 +30,9 @@ def _decimal(v: Fraction, up: bool) -> str:
 
 
 def upper(x: arb) -> str:
-    """A decimal ≥ every point of the ball."""
+    """A decimal ≥ every point of the ball ("inf" for a ball that is not finite)."""
+    if not x.is_finite():
+        return "inf"
     end = x.upper()
     if abs(end) < TINY:
         return "1e-300" if end > 0 else "0"
@@ -38,7 +40,9 @@ def upper(x: arb) -> str:
 
 
 def lower(x: arb) -> str:
-    """A decimal ≤ every point of the ball."""
+    """A decimal ≤ every point of the ball ("-inf" for a ball that is not finite)."""
+    if not x.is_finite():
+        return "-inf"
     end = x.lower()
     if abs(end) < TINY:
         return "0" if end >= 0 else "-1e-300"
