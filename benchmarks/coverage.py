@@ -101,7 +101,6 @@ def main(argv=None) -> int:
                 tie = _tie_on_threshold(model, random.Random(k))
                 on_theta[tie is not None] += 1
                 note += f" | hard output on θ at {''.join(tie)!r}" if tie else " | no hard output on θ found"
-
         print(k, outcome.verdict, f"{dt:.1f}s", outcome.certificate["claim"]["tau"] if outcome.certificate else "", note, flush=True)
     total = sum(verdicts.values())
     print(f"seed {args.seed} {args.family}: simulable {total}, " + ", ".join(f"{v} {c}" for v, c in verdicts.most_common())

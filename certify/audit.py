@@ -33,7 +33,7 @@ from typing import Callable, Iterator
 from .errors import ExprError
 from .evaluate import first_argmax, float_run, format_value, hard_run, soft_run, visible_keys
 from .expr import Expr, eval_exact, parse_expr
-from .model import AttentionLayer, Model
+from .model import Model, dims_written
 
 
 @dataclass(frozen=True)
@@ -126,9 +126,7 @@ class _Plan:
             (c["after_layers"], c["dim"]): frozenset(Fraction(v) for v in c["exact_unless"])
             for c in facts["coords"] if "exact_unless" in c}
         o = model.output.dim  # the output's facts are recorded after the last layer that writes it
-        self.output_written = max((k + 1 for k, layer in enumerate(model.layers) if o in (
-            {d for h in layer.heads for d, _, _ in h.value} if isinstance(layer, AttentionLayer)
-            else {d for u in layer.units for d, _ in u.outputs})), default=0)
+        self.output_written = max((k + 1 for k, layer in enumerate(model.layers) if o in dims_written(layer)), default=0)
         self.joint = [] if facts is None else [(j["after_layers"], [self.index[d] for d in j["dims"]],
                                                 {tuple(Fraction(v) for v in row) for row in j["rows"]})
                                                for j in facts.get("joint", [])]

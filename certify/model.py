@@ -72,6 +72,13 @@ class FFNLayer:
 Layer = AttentionLayer | FFNLayer
 
 
+def dims_written(layer: Layer) -> set:
+    """The dims a layer adds to: its heads' value outputs, or its units' outputs."""
+    if isinstance(layer, AttentionLayer):
+        return {o for h in layer.heads for o, _, _ in h.value}
+    return {d for u in layer.units for d, _ in u.outputs}
+
+
 @dataclass(frozen=True)
 class Output:
     dim: str

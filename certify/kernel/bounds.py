@@ -320,16 +320,23 @@ def _over_tau(num: Expr, tau_expr: Expr, n):
     return ball_of(BinOp("/", num, r), n) * (ball_of(x, n).log() ** -p if p else 1)
 
 
-def _gap_over_tau(fact: HeadFact, env, tau, tau_expr: Expr, halvings: int = 0) -> object:
-    """γ/τ for the smallest non-zero gap γ = min over :func:`gap_lower_bounds` (in |·|).  A ball over a
-    wide box of n can lose γ/τ > 0 to the dependency of a high-degree ratio; the box is then halved (up
-    to 2^6 pieces) and the least lower end kept — the leak only needs γ/τ from below."""
+def _gap_over_tau(fact: HeadFact, env, tau, tau_expr: Expr) -> object:
+    """γ/τ for the smallest non-zero gap γ = min over :func:`gap_lower_bounds` (in |·|)."""
     n = env["n"]
     if not abs(ball_of(fact.delta_key, n)) > 0:
         raise BoxFailure(f"head {fact.head.name!r}: key score step not certainly non-zero")
     bounds = gap_lower_bounds(fact)
+    if not bounds:
+        raise BoxFailure(f"head {fact.head.name!r}: the query grid is not affine in i or not certainly non-zero")
+    return _least_over_tau(fact, bounds, tau_expr, n, 0)
+
+
+def _least_over_tau(fact: HeadFact, bounds: tuple, tau_expr: Expr, n, halvings: int) -> object:
+    """min |γ_k/τ| over a box of n.  One ball over a wide box can lose γ/τ > 0 to the dependency of a
+    high-degree ratio; the box is then halved (up to 2^GAP_HALVINGS pieces) and the least lower end kept
+    — the leak needs γ/τ only from below."""
     ratios = [abs(_over_tau(g, tau_expr, n)) for g in bounds]
-    if not bounds or not all(r.is_finite() for r in ratios):
+    if not all(r.is_finite() for r in ratios):
         raise BoxFailure(f"head {fact.head.name!r}: the query grid is not affine in i or not certainly non-zero")
     least = ratios[0]
     for r in ratios[1:]:
@@ -338,8 +345,8 @@ def _gap_over_tau(fact: HeadFact, env, tau, tau_expr: Expr, halvings: int = 0) -
     if least.lower() > 0 or halvings == GAP_HALVINGS or hi - lo < 2:
         return least
     mid = (lo + hi) // 2
-    parts = [_gap_over_tau(fact, {"n": box_ball(a, b)}, tau, tau_expr, halvings + 1) for a, b in ((lo, mid), (mid, hi))]
-    return parts[0].lower().min(parts[1].lower())
+    halves = [_least_over_tau(fact, bounds, tau_expr, box_ball(a, b), halvings + 1) for a, b in ((lo, mid), (mid, hi))]
+    return halves[0].lower().min(halves[1].lower())
 
 
 def gap_lower_bounds(fact: HeadFact) -> tuple[Expr, ...]:

@@ -38,7 +38,7 @@ from math import gcd, lcm, prod
 
 from ..errors import ExprError
 from ..expr import AltSign, BinOp, Expr, Neg, Num, Pow, Var, eval_exact, to_text, variables_of
-from ..model import AttentionLayer, FFNLayer, Head, Model
+from ..model import AttentionLayer, FFNLayer, Head, Model, dims_written
 from .polyid import affine_in, degree, integer_polynomial, is_zero, normal_form, simplified, substitute
 from .positivity import positive_from
 
@@ -482,6 +482,11 @@ def apart_ends(ratio: Expr, visible: str, first: int) -> tuple[tuple[Expr, Expr]
     return tuple(ends)
 
 
+def always_apart(ratio: Expr, visible: str, first: int) -> bool:
+    """|R(i, n)| > the key distance on every row at every n ≥ 1, proved exactly (:func:`apart_ends`)."""
+    return any(_holds(lo) and _holds(hi) for lo, hi in apart_ends(ratio, visible, first))
+
+
 def _ziggurat(layer: int, head: Head, coords: dict, qexact: list, first: int) -> HeadFact:
     step: Expr = Num(Fraction(0))
     fin_terms = []
@@ -523,10 +528,11 @@ def _ziggurat(layer: int, head: Head, coords: dict, qexact: list, first: int) ->
                                   f"{to_text(step)} (L-ziggurat needs integer multiples)")
             off_lattice = True
             continue  # the BOS key: a step or more from every key (checked below), so it never ties
+        # keys a ratio apart carry different values: they must never tie — proved here for every n when it can be
+        # for an average head (then its maxima never mix values); a unique-hard head checks it box by box
         if (values is None or values[a] != values[b]) and not is_zero(ratio, ("i", "n")) and not (
-                head.hard == "average" and any(_holds(lo) and _holds(hi) for lo, hi in apart_ends(ratio, head.visible, first))):
-            ties.append(ratio)  # keys a ratio apart carry different values: they must never tie (unless |R| > key
-            # distance at every n, proved here for an average head; a unique-hard head checks it box by box)
+                head.hard == "average" and always_apart(ratio, head.visible, first)):
+            ties.append(ratio)
     rho = Fraction(1)  # the BOS key is ≥ ρ·|A| from every key: bands of width ρ·|A| (L-bos-apart)
     for z, c in itertools.product(bos if off_lattice else (), set(range(len(combos))) - bos):
         apart = _bos_apart(BinOp("/", BinOp("-", offsets[z], offsets[c]), step), head.visible, first)
@@ -1154,8 +1160,7 @@ def never_tie(delta: Fraction, pe: Expr, visible: str, first: int) -> bool:
     holds = _holds
     line = affine_in(pe, "i")
     if line is not None:
-        ends = apart_ends(BinOp("/", Num(delta), line[0]), visible, first)
-        return any(holds(lo) and holds(hi) for lo, hi in ends)
+        return always_apart(BinOp("/", Num(delta), line[0]), visible, first)
     inverse = affine_in(BinOp("/", Num(Fraction(1)), pe), "i")
     if inverse is None:
         return False
@@ -1652,8 +1657,3 @@ def live_heads(model: Model) -> frozenset:
             live |= {d for u in layer.units if any(o in live for o, _ in u.outputs) for d, _ in u.inputs}
     return frozenset(heads)
 
-
-def dims_written(layer) -> set:
-    if isinstance(layer, AttentionLayer):
-        return {o for h in layer.heads for o, _, _ in h.value}
-    return {d for u in layer.units for d, _ in u.outputs}
