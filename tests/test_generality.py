@@ -21,7 +21,7 @@ from certify.certifier import CertifyConfig, certify
 from certify.kernel.checker import CheckFailure, check
 from certify.evaluate import hard_run, soft_run
 from certify.expr import eval_exact, parse_expr
-from certify.kernel.structure import analyse
+from certify.kernel.structure import analyse, first_row_values, maxima_outputs
 from certify.model import load_model, model_from_dict
 from outside_models import edited_model, random_model, simulable, split_head
 from soundness import assert_certificate_holds, words_up_to
@@ -371,3 +371,76 @@ def test_value_classes_a_key_distance_apart_may_tie():
     assert not analyse(model).facts[0][0].homogeneous
     mixed = hard_run(model, ("b", "a", "a")).outputs  # keys 1 (b: 2 + 1) and 3 (a: 3) tie at the maximum
     assert mixed == (Fraction(1, 2),)
+
+
+def _certified_checked_audited(model, n_max: int = 10 ** 6):
+    outcome = certify(model, 1, n_max, cfg=CertifyConfig(refute=False))
+    assert outcome.verdict == "certified", outcome.blockers
+    check(outcome.certificate, model)
+    assert audit(outcome.certificate, model, max_len=7).ok  # value sets on every word ≤ 7
+    words = words_up_to(model.alphabet, 1, 8, budget=600, random_words=20, random_max=200, seed=2)
+    assert assert_certificate_holds(model, outcome.certificate["claim"], words) > 0
+
+
+def test_a_joint_row_only_bos_has_marks_the_bos_key():
+    """No input symbol has t_a = t_b = 0, so that class is the BOS key alone: the BOS row's head averages
+    it with m a keys, a/(a+1) (L-bos-level family 1 − 1/k), never 3/8, where the ramps would put the
+    output on θ; with a symbol sharing BOS's row the class may hold many keys and nothing is known."""
+    path = Path(__file__).parent / "fixtures" / "outside" / "bos-row-mean-of-a-keys.json"
+    model = load_model(path)
+    st = analyse(model)
+    means, families = maxima_outputs(model.layers[0].heads[0], st.coords[0], st.joint[0], st.first)
+    assert not means and (Fraction(1), Fraction(-1)) in families["w0"][1]
+    _certified_checked_audited(model)
+    data = json.loads(path.read_text())
+    data["alphabet"].append("c")
+    data["embed"]["token"]["c"] = {}
+    shared = model_from_dict(data)
+    st = analyse(shared)
+    assert maxima_outputs(shared.layers[0].heads[0], st.coords[0], st.joint[0], st.first) == ({}, {})
+
+
+def test_levels_below_the_bos_key_under_a_falling_position_term_are_never_maximal():
+    """−i/(n+1) falls from the BOS key's position 0, and the BOS key is on the top level of the token
+    terms: every other key scores below it, so the head outputs BOS's value 0.  With +i/(n+1) later
+    keys can beat BOS and the value set keeps 1/2 and 1."""
+    path = Path(__file__).parent / "fixtures" / "outside" / "bos-on-top-of-falling-position.json"
+    model = load_model(path)
+    st = analyse(model)
+    means, _ = maxima_outputs(model.layers[0].heads[0], st.coords[0], st.joint[0], st.first)
+    assert means == {"w0": frozenset({Fraction(0)})}
+    _certified_checked_audited(model)
+    data = json.loads(path.read_text())
+    data["layers"][0]["heads"][0]["score"][0] = ["one", "p", 1]
+    rising = model_from_dict(data)
+    st = analyse(rising)
+    means, _ = maxima_outputs(rising.layers[0].heads[0], st.coords[0], st.joint[0], st.first)
+    assert len(means["w0"]) > 1
+
+
+def test_the_first_row_of_causal_heads_is_computed_from_its_symbol():
+    """Output at the first row and every head causal: that row sees only itself, so its hard output is
+    a function of its symbol (here 0 for both), computed exactly — margin 1/2 against θ = 1/2, for every
+    n (the tail too); against θ = 0 it sits on the threshold and nothing is certified."""
+    path = Path(__file__).parent / "fixtures" / "outside" / "first-row-causal-heads.json"
+    model = load_model(path)
+    assert first_row_values(model) == frozenset({Fraction(0)})
+    _certified_checked_audited(model, n_max="inf")
+    data = json.loads(path.read_text())
+    data["output"]["threshold"] = "0"
+    assert certify(model_from_dict(data), 1, 1000, cfg=CertifyConfig(refute=False)).verdict == "not proved"
+
+
+def test_a_head_output_read_jointly_with_the_token_and_the_own_key_on_top():
+    """At an a row, h0's own key is on the top token level and latest (2i/n rises), so it beats every other
+    key: w0 = 0 at a rows, only b rows may carry 1/2 or 1 — joint values the next head needs (without
+    the row's own key h0's a rows could output 1/2, and h1's output is not known to be 0 or 1)."""
+    path = Path(__file__).parent / "fixtures" / "outside" / "own-key-on-top-of-rising-position.json"
+    model = load_model(path)
+    joint = analyse(model).joint[1]
+    assert set(joint.project(["t_a", "w0"])) == {(1, 0), (0, 0), (0, Fraction(1, 2)), (0, 1)}
+    _certified_checked_audited(model)
+    data = json.loads(path.read_text())
+    for head in data["layers"][0]["heads"]:
+        head["visible"] = "j<i"  # the row no longer sees its own key
+    assert (1, Fraction(1, 2)) in analyse(model_from_dict(data)).joint[1].project(["t_a", "w0"])

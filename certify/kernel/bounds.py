@@ -31,7 +31,7 @@ from ..expr import BinOp, Expr, Log, Num, eval_ball
 from ..model import AttentionLayer, Model
 from .polyid import ball_of, integer_polynomial, univariate
 from .rounding_error import FloatFormat, RoundingFailure
-from .structure import HeadFact, Structure, argmax_gap, first_row_exact, harmonic_distance
+from .structure import HeadFact, Structure, argmax_gap, first_row_exact, first_row_values, harmonic_distance
 
 PRECISION_BITS = 128
 GAP_HALVINGS = 6  # a wide box's γ/τ is re-bounded on at most 2^6 pieces (:func:`_gap_over_tau`)
@@ -131,11 +131,17 @@ def _analyse_box(model: Model, st: Structure, tau_expr: Expr, lo: int, hi: int, 
                          _output_facts(coord, model.output.position, st.first, model.output.threshold, env),
                          exact_rows=fp is None)
     if fp is None and first_row_exact(model):
-        e = ZERO
+        e, margin = ZERO, first_row_margin(model, margin)
     # error 0 with margin 0 (a hard output on θ) is accepted only when every head is uniform: there
     # soft is hard by symmetry; elsewhere a tie on θ is decided by an evaluator's rounding
     ok = bool(e < margin or e.is_zero() and (margin > 0 or all_uniform(st)))
     return BoxReport(lo, hi, tau, tuple(head_bounds), e, margin, ok, tuple(ffn_inputs))
+
+
+def first_row_margin(model: Model, otherwise):
+    """min |y − θ| over the hard outputs at the first row (:func:`first_row_values`), else ``otherwise``."""
+    values = first_row_values(model)
+    return otherwise if values is None else q_ball(min(abs(v - model.output.threshold) for v in values))
 
 
 def all_uniform(st: Structure) -> bool:

@@ -117,13 +117,19 @@ class Joint:
 
     dims: tuple[str, ...]
     rows: frozenset  # tuples of values, aligned with dims
+    inputs: frozenset = frozenset()  # the rows of the input symbols (rows less a BOS-only row)
 
-    def project(self, dims: list[str]) -> list[tuple] | None:
+    def project(self, dims: list[str], rows: frozenset | None = None) -> list[tuple] | None:
         """The possible joint values of ``dims`` at one row, or None when some dim is not tracked."""
         if not set(dims) <= set(self.dims):
             return None
         at = [self.dims.index(d) for d in dims]
-        return sorted({tuple(row[k] for k in at) for row in self.rows})
+        return sorted({tuple(row[k] for k in at) for row in (self.rows if rows is None else rows)})
+
+    def bos_only(self, dims: list[str]) -> set:
+        """The joint values of ``dims`` that only the BOS row takes (no input symbol does)."""
+        every = self.project(dims)
+        return set() if every is None else set(every) - set(self.project(dims, self.inputs))
 
 
 @dataclass(frozen=True)
@@ -1015,7 +1021,8 @@ def _maxima_values(head: Head, coords: dict, joint: Joint | None, first: int) ->
 def _query_table(head: Head, coords: dict, joint: Joint | None) -> tuple | None:
     """What :func:`_query_means` needs, shared by every query: (query dims, their joint values,
     score terms left after row constants, finite key dims, position key dims, key classes, the value
-    each class carries, out dims), or None when a dim is neither finite nor position-embedded."""
+    each class carries, the classes only the BOS key has, out dims), or None when a dim is neither finite
+    nor position-embedded."""
     shadow = [t for t in head.score if _row_constant(coords[t[1]]) is None]
     outs = tuple(dict.fromkeys(o for o, _, _ in head.value))
     fdims = sorted({k for _, k, _ in shadow if coords[k].fin is not None} | {v for _, v, _ in head.value})
@@ -1028,13 +1035,16 @@ def _query_table(head: Head, coords: dict, joint: Joint | None) -> tuple | None:
         return None
     classes = [dict(zip(fdims, row)) for row in krows]
     carried = [tuple(sum((c * k[v] for o2, v, c in head.value if o2 == o), Fraction(0)) for o in outs) for k in classes]
-    return qdims, qrows, shadow, fdims, pdims, classes, carried, outs
+    only = joint.bos_only(fdims) if joint is not None else set()
+    bos = _bos_only(classes, fdims, coords) | {k for k, row in enumerate(krows) if tuple(row) in only}
+    return qdims, qrows, shadow, fdims, pdims, classes, carried, bos, outs
 
 
-def _query_means(head: Head, coords: dict, first: int, table: tuple, q: dict) -> tuple | None:
+def _query_means(head: Head, coords: dict, first: int, table: tuple, q: dict, own: int | None = None) -> tuple | None:
     """(points, families) holding the output values of the head at rows whose query dims take the
-    values ``q`` (see :func:`maxima_outputs`), or None when not known."""
-    _, _, shadow, fdims, pdims, classes, carried, outs = table
+    values ``q`` (see :func:`maxima_outputs`), or None when not known; ``own``: the class of the row's
+    own key, when known."""
+    _, _, shadow, fdims, pdims, classes, carried, bos_classes, outs = table
     weight: dict = {}
     for a, b, c in shadow:
         weight[b] = weight.get(b, Fraction(0)) + c * q[a]
@@ -1043,7 +1053,7 @@ def _query_means(head: Head, coords: dict, first: int, table: tuple, q: dict) ->
     levels: dict = {}
     if not position:  # the maxima are one level of F_q: one value there, or nothing is known
         floor = _bos_score(weight, fdims, coords, head.visible, first)
-        bos = _bos_only(classes, fdims, coords) if floor is not None else set()
+        bos = bos_classes if floor is not None else set()
         for k, (s, v) in enumerate(zip(scores, carried)):
             if floor is None or s >= floor:  # a level below the ever-visible BOS key is never maximal
                 levels.setdefault(s, {})[k] = v
@@ -1060,7 +1070,14 @@ def _query_means(head: Head, coords: dict, first: int, table: tuple, q: dict) ->
         return points, families
     if not _injective_in_position(position):
         return None
-    for s, v in zip(scores, carried):
+    floor = _bos_score(weight, fdims, coords, head.visible, first)
+    falls = _monotone(position, at_zero=True) if floor is not None else None
+    rises = _monotone(position, at_zero=False) if own is not None and head.visible == "j<=i" else None
+    for k, (s, v) in enumerate(zip(scores, carried)):
+        if falls is not None and falls[0] < 0 and (s < floor or s == floor and falls[1] and k not in bos_classes):
+            continue  # every key j ≥ 1 of this class scores below the ever-visible BOS key: P(j) ≤ P(0)
+        if rises is not None and rises[0] > 0 and (s < scores[own] or s == scores[own] and rises[1] and k != own):
+            continue  # every other key j < i of this class scores below the row's own key: P(j) ≤ P(i)
         levels.setdefault(s, set()).add(v)
     pe = _position_sum(position)
     apart = {(f, g) for f, g in itertools.combinations(sorted(levels), 2) if never_tie(g - f, pe, head.visible, first)}
@@ -1120,6 +1137,23 @@ def _injective_in_position(terms) -> bool:
     pure_j = any(e[0] > 0 and e[1] == 0 for e, _ in terms)
     pure_k = any(e[1] > 0 and e[0] == 0 for e, _ in terms)
     return len(signs) == 1 and (only_n or pure_j and pure_k)
+
+
+def _monotone(terms, at_zero: bool) -> tuple[int, bool] | None:
+    """(sign, strict) with sign·(P(j) − P(k)) ≥ 0 for every key positions j > k ≥ 0 (every n ≥ 1), or None;
+    ``at_zero``: for k = 0 only.  Proved from (P(j) − P(k))/(j − k) = N/D with N's coefficients of one sign
+    and D's of one sign (each variable is ≥ 0), D ≠ 0 by a monomial in n alone (k-free at k = 0); strict
+    when N has such a monomial too."""
+    score = _position_sum(terms)
+    quotient = normal_form(BinOp("/", BinOp("-", score, substitute(score, "i", Var("k"))),
+                                 BinOp("-", Var("i"), Var("k"))), ("i", "k", "n"))
+    if quotient is None or quotient[0].is_zero():
+        return None
+    signs = [{c > 0 for _, c in p.terms()} for p in quotient]
+    nonzero = [any(e[1] == 0 and (at_zero or e[0] == 0) for e, _ in p.terms()) for p in quotient]
+    if any(len(s) != 1 for s in signs) or not nonzero[1]:
+        return None
+    return (1 if signs[0] == signs[1] else -1), nonzero[0]
 
 
 def _bos_score(weight: dict, fdims: list, coords: dict, visible: str, first: int) -> Fraction | None:
@@ -1498,14 +1532,50 @@ def embed_joint(model: Model) -> Joint:
     pe, table = dict(model.position_embed), dict(model.position_table)
     dims = tuple(d for d in model.dims if d not in table and (d not in pe or not variables_of(pe[d])))
     shift = {d: eval_exact(pe[d], {}) if d in pe else Fraction(0) for d in dims}
-    symbols = list(model.alphabet) + ([model.bos] if model.bos else [])
-    return Joint(dims, frozenset(tuple(dict(model.token_embed[s]).get(d, Fraction(0)) + shift[d] for d in dims)
-                                 for s in symbols))
+    def row(s):
+        return tuple(dict(model.token_embed[s]).get(d, Fraction(0)) + shift[d] for d in dims)
+    inputs = frozenset(row(s) for s in model.alphabet)
+    return Joint(dims, inputs | ({row(model.bos)} if model.bos else set()), inputs)
 
 
 def _without(joint: Joint, written: set) -> Joint:
     keep = [d for d in joint.dims if d not in written]
-    return Joint(tuple(keep), frozenset(tuple(row[joint.dims.index(d)] for d in keep) for row in joint.rows))
+    return Joint(tuple(keep), *(frozenset(tuple(row[joint.dims.index(d)] for d in keep) for row in rows)
+                                for rows in (joint.rows, joint.inputs)))
+
+
+def attention_joint(layer: AttentionLayer, joint: Joint, coords: dict, first: int) -> Joint:
+    """The symbol-determined dims after an attention layer: a head's output at a row depends on the row's
+    query values only through which values its maxima can carry (L-maxima-classes, per query value), so
+    when every query dim is tracked, each row extends by each possible output (0 too on a row that may see
+    no key) — a relation, kept as possible joint values.  Other written dims leave the joint."""
+    written = [o for h in layer.heads for o, _, _ in h.value]
+    rows, inputs = joint.rows, joint.inputs
+    for head in layer.heads:
+        table = _query_table(head, coords, joint)
+        outs = table[-1] if table is not None else ()
+        if table is None or not set(table[0]) | set(outs) <= set(joint.dims) or any(written.count(o) > 1 for o in outs):
+            continue
+        cache: dict = {}
+        def extend(row, table=table, outs=outs, head=head):
+            q = tuple(row[joint.dims.index(d)] for d in table[0])
+            own = tuple(row[joint.dims.index(d)] if d in joint.dims else None for d in table[3])
+            classes = [k for k, c in enumerate(table[5]) if tuple(c[d] for d in table[3]) == own]
+            q = q, (classes[0] if len(classes) == 1 and row not in joint.rows - joint.inputs else None)
+            if q not in cache:
+                found = _query_means(head, coords, first, table, dict(zip(table[0], q[0])), q[1])
+                cache[q] = None if found is None or found[1] else found[0] | (
+                    {(Fraction(0),) * len(outs)} if may_be_empty(head.visible) else set())
+            if cache[q] is None:
+                return None
+            at = [joint.dims.index(o) for o in outs]
+            return {tuple(x + dict(zip(at, v)).get(k, 0) for k, x in enumerate(row)) for v in cache[q]}
+        new = [{r2 for r in part for r2 in (extend(r) or {None})} for part in (rows, inputs)]
+        if None in new[0] | new[1] or len(new[0]) > MAX_COMBOS:
+            continue
+        rows, inputs = frozenset(new[0]), frozenset(new[1])
+        written = [o for o in written if o not in outs]
+    return _without(Joint(joint.dims, rows, inputs), set(written))
 
 
 def ffn_joint(layer: FFNLayer, joint: Joint) -> Joint:
@@ -1514,16 +1584,15 @@ def ffn_joint(layer: FFNLayer, joint: Joint) -> Joint:
     writes = {d for u in layer.units for d, _ in u.outputs}
     if not (reads | writes) <= set(joint.dims):
         return _without(joint, writes)
-    rows = set()
-    for row in joint.rows:
+    def apply(row):
         x = dict(zip(joint.dims, row))
         new = dict(x)
         for u in layer.units:
             h = sum((c * x[d] for d, c in u.inputs), Fraction(0)) + u.bias
             for d, c in u.outputs:
                 new[d] += c * h if h > 0 else Fraction(0)
-        rows.add(tuple(new[d] for d in joint.dims))
-    return Joint(joint.dims, frozenset(rows))
+        return tuple(new[d] for d in joint.dims)
+    return Joint(joint.dims, frozenset(map(apply, joint.rows)), frozenset(map(apply, joint.inputs)))
 
 
 def analyse(model: Model) -> Structure:
@@ -1549,9 +1618,10 @@ def analyse(model: Model) -> Structure:
             heads = [replace(f, lemma=f"{f.lemma}; output values: {known}") if (known := _means_known(f, coords, first, joint))
                      else f for f in heads]
             facts.append(tuple(heads))
+            coords_before = coords
             coords = attention_coords(layer, coords, first, heads, model.max_length, joint)
             coords.update({o: Coord() for h in layer.heads if (k, h.name) not in live for o, _, _ in h.value})
-            joint = _without(joint, {o for h in layer.heads for o, _, _ in h.value})
+            joint = attention_joint(layer, joint, coords_before, first)
         else:
             fact = ffn_fact(k, layer, coords)
             facts.append(fact)
@@ -1570,6 +1640,34 @@ def first_row_exact(model: Model) -> bool:
     the layers its soft stream equals the hard one for every τ."""
     return model.output.position == "first" and all(
         h.visible in ("j<=i", "j<i") for layer in model.layers if isinstance(layer, AttentionLayer) for h in layer.heads)
+
+
+def first_row_values(model: Model) -> frozenset | None:
+    """The hard outputs at the first row when :func:`first_row_exact` holds and its position embedding
+    is free of n there: that row sees only itself (a head adds nothing under j<i and its own value under
+    j<=i, whatever its hard rule), so the output is a function of the row's symbol, computed exactly."""
+    first = 0 if model.bos else 1
+    pe = {d: substitute(e, "i", Num(Fraction(first))) for d, e in model.position_embed}
+    if not first_row_exact(model) or model.output.argmax or model.position_table or any(
+            variables_of(e) for e in pe.values()):
+        return None
+    out = set()
+    for symbol in [model.bos] if model.bos else model.alphabet:
+        x = {d: dict(model.token_embed[symbol]).get(d, Fraction(0)) + (eval_exact(pe[d], {}) if d in pe else 0)
+             for d in model.dims}
+        for layer in model.layers:
+            new = dict(x)
+            if isinstance(layer, AttentionLayer):
+                for o, v, c in (t for h in layer.heads if h.visible == "j<=i" for t in h.value):
+                    new[o] += c * x[v]
+            else:
+                for u in layer.units:
+                    h = u.bias + sum((c * x[d] for d, c in u.inputs), Fraction(0))
+                    for d, c in u.outputs:
+                        new[d] += c * max(h, Fraction(0))
+            x = new
+        out.add(x[model.output.dim])
+    return frozenset(out)
 
 
 def argmax_gap(model: Model, st: Structure) -> Fraction:

@@ -41,11 +41,11 @@ from ..errors import ExprError
 from ..expr import AltSign, BinOp, Expr, Log, Neg, Num, Pow, Var
 from ..model import AttentionLayer, Model
 from .bounds import (PRECISION_BITS, _hull, _margin, _one_noisy_input, _split_log, _token_hull, all_uniform,
-                     exact_fraction, gap_lower_bounds, q_ball, special_leak)
+                     exact_fraction, first_row_margin, gap_lower_bounds, q_ball, special_leak)
 from .polyid import normal_form, univariate
 from .positivity import nonzero_from, positive_from
 from .records import lower, upper
-from .structure import HeadFact, Structure, argmax_gap
+from .structure import HeadFact, Structure, argmax_gap, first_row_exact
 
 MAX_EXPONENT = 64  # q ≤ n^(−K) with K at most this (any smaller K is also sound; keeps numbers readable)
 
@@ -362,6 +362,8 @@ def _walk(model: Model, st: Structure, tau_expr: Expr, n0: int) -> TailReport:
         e, margin = err[o], _margin(st.coords[-1][o], rng[o].hull if rng[o].hull is not None else unknown,
                                     model.output.threshold, model.output.position == "first" and st.first == 0,
                                     exact_rows=True)
+        if first_row_exact(model):  # the output row sees only itself: soft = hard there
+            e, margin = ZERO, first_row_margin(model, margin)
     top = sup(e, n0)
     ok = bool(e.is_zero() and (margin > 0 or all_uniform(st)) or (top is not None and top < margin))
     return TailReport(n0, tuple(heads), e, top if top is not None else arb("inf"), margin, ok)
