@@ -429,6 +429,12 @@ def test_the_first_row_of_causal_heads_is_computed_from_its_symbol():
     data = json.loads(path.read_text())
     data["output"]["threshold"] = "0"
     assert certify(model_from_dict(data), 1, 1000, cfg=CertifyConfig(refute=False)).verdict == "not proved"
+    alternating = load_model(path.parent / "first-row-alternating-pe.json")  # PE (-1)^i, −1 at the first row
+    assert first_row_values(alternating) == frozenset({Fraction(0), Fraction(1)})  # its own t_a, rounded
+    _certified_checked_audited(alternating, n_max="inf")
+    over_n = load_model(path.parent / "first-row-position-over-n.json")  # PE i/n: 1/n at the first row
+    assert first_row_values(over_n) is None
+    _certified_checked_audited(over_n, n_max=10 ** 6)
 
 
 def test_a_head_output_read_jointly_with_the_token_and_the_own_key_on_top():
@@ -444,3 +450,18 @@ def test_a_head_output_read_jointly_with_the_token_and_the_own_key_on_top():
     for head in data["layers"][0]["heads"]:
         head["visible"] = "j<i"  # the row no longer sees its own key
     assert (1, Fraction(1, 2)) in analyse(model_from_dict(data)).joint[1].project(["t_a", "w0"])
+
+
+def test_query_values_only_the_bos_row_has_see_no_key_under_j_before_i():
+    """t_a = t_b = 0 only at the BOS row, which sees no key under j<i: that query adds 0 instead of a tie
+    of every class (0 and 1 mixed); under visible "all" the same query value averages the whole row."""
+    path = Path(__file__).parent / "fixtures" / "outside" / "bos-query-row-sees-nothing.json"
+    model = load_model(path)
+    st = analyse(model)
+    assert maxima_outputs(model.layers[0].heads[0], st.coords[0], st.joint[0], st.first)[1]["w0"]
+    _certified_checked_audited(model)
+    data = json.loads(path.read_text())
+    data["layers"][0]["heads"][0]["visible"] = "all"
+    everything = model_from_dict(data)
+    st = analyse(everything)
+    assert maxima_outputs(everything.layers[0].heads[0], st.coords[0], st.joint[0], st.first) == ({}, {})

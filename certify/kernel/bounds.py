@@ -31,7 +31,8 @@ from ..expr import BinOp, Expr, Log, Num, eval_ball
 from ..model import AttentionLayer, Model
 from .polyid import ball_of, integer_polynomial, univariate
 from .rounding_error import FloatFormat, RoundingFailure
-from .structure import HeadFact, Structure, argmax_gap, first_row_exact, first_row_values, harmonic_distance
+from .structure import (HeadFact, Structure, argmax_gap, first_row_exact, first_row_outputs, first_row_values,
+                        harmonic_distance)
 
 PRECISION_BITS = 128
 GAP_HALVINGS = 6  # a wide box's γ/τ is re-bounded on at most 2^6 pieces (:func:`_gap_over_tau`)
@@ -131,17 +132,26 @@ def _analyse_box(model: Model, st: Structure, tau_expr: Expr, lo: int, hi: int, 
                          _output_facts(coord, model.output.position, st.first, model.output.threshold, env),
                          exact_rows=fp is None)
     if fp is None and first_row_exact(model):
-        e, margin = ZERO, first_row_margin(model, margin)
+        e, margin = ZERO, first_row_margin(model, margin, n)
     # error 0 with margin 0 (a hard output on θ) is accepted only when every head is uniform: there
     # soft is hard by symmetry; elsewhere a tie on θ is decided by an evaluator's rounding
     ok = bool(e < margin or e.is_zero() and (margin > 0 or all_uniform(st)))
     return BoxReport(lo, hi, tau, tuple(head_bounds), e, margin, ok, tuple(ffn_inputs))
 
 
-def first_row_margin(model: Model, otherwise):
-    """min |y − θ| over the hard outputs at the first row (:func:`first_row_values`), else ``otherwise``."""
+def first_row_margin(model: Model, otherwise, n=None):
+    """min |y − θ| over the hard outputs at the first row (:func:`first_row_values`; on a box ``n`` of
+    lengths, balls when the embedding there moves with n, as i/n at i = 1), else ``otherwise``."""
     values = first_row_values(model)
-    return otherwise if values is None else q_ball(min(abs(v - model.output.threshold) for v in values))
+    if values is not None:
+        return q_ball(min(abs(v - model.output.threshold) for v in values))
+    balls = None if n is None else first_row_outputs(
+        model, lambda v: q_ball(Fraction(v)), lambda h: h if h > 0 else ZERO if h <= 0 else ZERO.union(h.upper()),
+        lambda e, first: eval_ball(e, {"i": q_ball(Fraction(first)), "n": n}))
+    if balls is None:
+        return otherwise
+    t = q_ball(model.output.threshold)
+    return _least(y.lower() - t if y > t else t - y.upper() if y < t else ZERO for y in balls)
 
 
 def all_uniform(st: Structure) -> bool:

@@ -1021,7 +1021,8 @@ def _maxima_values(head: Head, coords: dict, joint: Joint | None, first: int) ->
 def _query_table(head: Head, coords: dict, joint: Joint | None) -> tuple | None:
     """What :func:`_query_means` needs, shared by every query: (query dims, their joint values,
     score terms left after row constants, finite key dims, position key dims, key classes, the value
-    each class carries, the classes only the BOS key has, out dims), or None when a dim is neither finite
+    each class carries, (the classes only the BOS key has, the query values only the BOS row has), out
+    dims), or None when a dim is neither finite
     nor position-embedded."""
     shadow = [t for t in head.score if _row_constant(coords[t[1]]) is None]
     outs = tuple(dict.fromkeys(o for o, _, _ in head.value))
@@ -1037,14 +1038,17 @@ def _query_table(head: Head, coords: dict, joint: Joint | None) -> tuple | None:
     carried = [tuple(sum((c * k[v] for o2, v, c in head.value if o2 == o), Fraction(0)) for o in outs) for k in classes]
     only = joint.bos_only(fdims) if joint is not None else set()
     bos = _bos_only(classes, fdims, coords) | {k for k, row in enumerate(krows) if tuple(row) in only}
-    return qdims, qrows, shadow, fdims, pdims, classes, carried, bos, outs
+    bos_queries = joint.bos_only(qdims) if joint is not None else set()
+    return qdims, qrows, shadow, fdims, pdims, classes, carried, (bos, bos_queries), outs
 
 
 def _query_means(head: Head, coords: dict, first: int, table: tuple, q: dict, own: int | None = None) -> tuple | None:
     """(points, families) holding the output values of the head at rows whose query dims take the
     values ``q`` (see :func:`maxima_outputs`), or None when not known; ``own``: the class of the row's
     own key, when known."""
-    _, _, shadow, fdims, pdims, classes, carried, bos_classes, outs = table
+    qdims, _, shadow, fdims, pdims, classes, carried, (bos_classes, bos_queries), outs = table
+    if first == 0 and head.visible == "j<i" and tuple(q[d] for d in qdims) in bos_queries:
+        return {(Fraction(0),) * len(outs)}, set()  # the BOS row alone has these query values: it sees no key
     weight: dict = {}
     for a, b, c in shadow:
         weight[b] = weight.get(b, Fraction(0)) + c * q[a]
@@ -1643,31 +1647,54 @@ def first_row_exact(model: Model) -> bool:
 
 
 def first_row_values(model: Model) -> frozenset | None:
-    """The hard outputs at the first row when :func:`first_row_exact` holds and its position embedding
-    is free of n there: that row sees only itself (a head adds nothing under j<i and its own value under
-    j<=i, whatever its hard rule), so the output is a function of the row's symbol, computed exactly."""
+    """The hard outputs at the first row, exactly, when its position embedding there is free of n
+    (:func:`first_row_outputs`)."""
+    found = first_row_outputs(model, lambda v: v, lambda h: max(h, Fraction(0)), _at_first_row)
+    return None if found is None else frozenset(found)
+
+
+def first_row_outputs(model: Model, const, relu, pe_at) -> list | None:
+    """The hard output at the first row for each symbol it may hold, when :func:`first_row_exact` holds:
+    that row sees only itself (a head adds nothing under j<i and its own value under j<=i, whatever its
+    hard rule), so the output is a function of the row's symbol and of n.  The arithmetic is the
+    caller's: ``const`` lifts a rational, ``relu`` is ReLU, ``pe_at(e, first)`` an embedding's value
+    there (None: unknown)."""
     first = 0 if model.bos else 1
-    pe = {d: substitute(e, "i", Num(Fraction(first))) for d, e in model.position_embed}
-    if not first_row_exact(model) or model.output.argmax or model.position_table or any(
-            variables_of(e) for e in pe.values()):
+    if not first_row_exact(model) or model.output.argmax or model.position_table:
         return None
-    out = set()
+    pe = {d: pe_at(e, first) for d, e in model.position_embed}
+    if any(v is None for v in pe.values()):
+        return None
+    out = []
     for symbol in [model.bos] if model.bos else model.alphabet:
-        x = {d: dict(model.token_embed[symbol]).get(d, Fraction(0)) + (eval_exact(pe[d], {}) if d in pe else 0)
+        x = {d: const(dict(model.token_embed[symbol]).get(d, Fraction(0))) + pe.get(d, const(Fraction(0)))
              for d in model.dims}
         for layer in model.layers:
             new = dict(x)
             if isinstance(layer, AttentionLayer):
                 for o, v, c in (t for h in layer.heads if h.visible == "j<=i" for t in h.value):
-                    new[o] += c * x[v]
+                    new[o] = new[o] + const(c) * x[v]
             else:
                 for u in layer.units:
-                    h = u.bias + sum((c * x[d] for d, c in u.inputs), Fraction(0))
+                    h = const(u.bias)
+                    for d, c in u.inputs:
+                        h = h + const(c) * x[d]
                     for d, c in u.outputs:
-                        new[d] += c * max(h, Fraction(0))
+                        new[d] = new[d] + const(c) * relu(h)
             x = new
-        out.add(x[model.output.dim])
-    return frozenset(out)
+        out.append(x[model.output.dim])
+    return out
+
+
+def _at_first_row(e: Expr, first: int) -> Fraction | None:
+    """The embedding's value at row ``first`` when it is the same for every n (i/n at i = 0), else None."""
+    if "n" not in variables_of(e):
+        return eval_exact(e, {"i": first})
+    try:
+        at = simplified(substitute(e, "i", Num(Fraction(first))), ("n",))
+    except ExprError:  # (-1)^i with n elsewhere
+        return None
+    return None if variables_of(at) else eval_exact(at, {})
 
 
 def argmax_gap(model: Model, st: Structure) -> Fraction:
