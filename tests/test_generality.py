@@ -465,3 +465,21 @@ def test_query_values_only_the_bos_row_has_see_no_key_under_j_before_i():
     everything = model_from_dict(data)
     st = analyse(everything)
     assert maxima_outputs(everything.layers[0].heads[0], st.coords[0], st.joint[0], st.first) == ({}, {})
+
+
+def test_a_bos_key_sharing_its_class_with_an_input_symbol_keeps_its_value():
+    """Under a strictly falling position term the BOS key beats every key j ≥ 1 of its own level, but its
+    class is shared with c here (both embed to zeros): the level must keep that class's value (0), which
+    is the output of every row with t_a = 0 — dropping the class (as for a BOS-only one) would claim {1}."""
+    data = {"format": "hardsoft.model/1", "name": "bos-shares-a-class", "alphabet": ["a", "b", "c"], "bos": "$",
+            "dims": ["one", "t_a", "t_b", "p", "w"],
+            "embed": {"token": {"a": {"t_a": 1}, "b": {"t_b": 1}, "c": {}, "$": {}},
+                      "position": {"one": "1", "p": "i/(n+1)"}},
+            "layers": [{"type": "attention", "heads": [{
+                "name": "h", "hard": "average", "visible": "all", "value": [["w", "t_a", 1]],
+                "score": [["one", "p", -1], ["one", "t_a", -1], ["one", "t_b", -1], ["t_a", "t_a", 3]]}]}],
+            "output": {"dim": "w", "position": "last", "threshold": "1/2"}}
+    model = model_from_dict(data)
+    st = analyse(model)
+    means, _ = maxima_outputs(model.layers[0].heads[0], st.coords[0], st.joint[0], st.first)
+    assert {hard_run(model, w).outputs[0] for w in (("b",), ("a",), ("c", "a"))} == {0, 1} <= means["w"]

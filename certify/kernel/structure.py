@@ -1078,7 +1078,8 @@ def _query_means(head: Head, coords: dict, first: int, table: tuple, q: dict, ow
     falls = _monotone(position, at_zero=True) if floor is not None else None
     rises = _monotone(position, at_zero=False) if own is not None and head.visible == "j<=i" else None
     for k, (s, v) in enumerate(zip(scores, carried)):
-        if falls is not None and falls[0] < 0 and (s < floor or s == floor and falls[1] and k not in bos_classes):
+        if falls is not None and falls[0] < 0 and (s < floor or s == floor and falls[1] and not _may_be_bos(
+                classes[k], coords)):
             continue  # every key j ≥ 1 of this class scores below the ever-visible BOS key: P(j) ≤ P(0)
         if rises is not None and rises[0] > 0 and (s < scores[own] or s == scores[own] and rises[1] and k != own):
             continue  # every other key j < i of this class scores below the row's own key: P(j) ≤ P(i)
@@ -1141,6 +1142,11 @@ def _injective_in_position(terms) -> bool:
     pure_j = any(e[0] > 0 and e[1] == 0 for e, _ in terms)
     pure_k = any(e[1] > 0 and e[0] == 0 for e, _ in terms)
     return len(signs) == 1 and (only_n or pure_j and pure_k)
+
+
+def _may_be_bos(values: dict, coords: dict) -> bool:
+    """Whether the BOS key may have these values (none differs from a known BOS value)."""
+    return all(coords[d].at_bos is None or coords[d].at_bos == v for d, v in values.items())
 
 
 def _monotone(terms, at_zero: bool) -> tuple[int, bool] | None:
@@ -1558,8 +1564,9 @@ def attention_joint(layer: AttentionLayer, joint: Joint, coords: dict, first: in
     for head in layer.heads:
         table = _query_table(head, coords, joint)
         outs = table[-1] if table is not None else ()
-        if table is None or not set(table[0]) | set(outs) <= set(joint.dims) or any(written.count(o) > 1 for o in outs):
-            continue
+        if table is None or not set(table[0]) | set(outs) <= set(joint.dims) or any(written.count(o) > 1 for o in outs) \
+                or (set(table[0]) | set(table[3])) & {o for h in layer.heads for o, _, _ in h.value}:
+            continue  # (a head reads the layer's input: no dim another head of the layer writes)
         cache: dict = {}
         def extend(row, table=table, outs=outs, head=head):
             q = tuple(row[joint.dims.index(d)] for d in table[0])
