@@ -187,13 +187,33 @@ def _rows_within_value_sets(data: dict, max_len: int = 5) -> int:
                     col = model.dims.index(dim)
                     assert all(row[col] in c.fin for row in hard.streams[k]), (data["name"], k, dim, word)
                     checked += 1
+            joint = st.joint[k]  # the joint (symbol-determined) values, input rows apart from the BOS row
+            at = [model.dims.index(d) for d in joint.dims]
+            for p, row in enumerate(hard.streams[k]):
+                values = tuple(row[a] for a in at)
+                assert values in (joint.rows if model.bos and p == 0 else joint.inputs), (data["name"], k, word, p)
+                checked += 1
     return checked
+
+
+def _bos_like_a_symbol(data: dict) -> dict:
+    """The BOS key's class shared with an input symbol (both embed to zeros): aimed at the rules that tell
+    the BOS key apart by its values (L-bos-level, the BOS floor)."""
+    data = json.loads(json.dumps(data))
+    data["embed"]["token"][data["bos"]] = {}
+    data["alphabet"].append("z")
+    data["embed"]["token"]["z"] = {}
+    return data
 
 
 def test_value_sets_of_average_heads_hold_on_outside_models():
     """The maxima-class value sets (and every other finite set) against the exact evaluator."""
     rng = random.Random(21)
-    assert sum(_rows_within_value_sets(random_model(rng, k, unbounded=k % 2 == 1)) for k in range(16)) > 0
+    drawn = [random_model(rng, k, unbounded=k % 2 == 1) for k in range(24)]
+    assert sum(_rows_within_value_sets(data) for data in drawn) > 0
+    assert sum(_rows_within_value_sets(_bos_like_a_symbol(data)) for data in drawn if data["bos"]) > 0
+    for path in sorted((Path(__file__).parent / "fixtures" / "outside").glob("*.json")):
+        assert _rows_within_value_sets(json.loads(path.read_text())) > 0, path.stem
 
 
 def test_maxima_classes_give_a_finite_output_where_ties_are_impossible():
