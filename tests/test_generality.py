@@ -503,3 +503,21 @@ def test_a_bos_key_sharing_its_class_with_an_input_symbol_keeps_its_value():
     st = analyse(model)
     means, _ = maxima_outputs(model.layers[0].heads[0], st.coords[0], st.joint[0], st.first)
     assert {hard_run(model, w).outputs[0] for w in (("b",), ("a",), ("c", "a"))} == {0, 1} <= means["w"]
+
+
+def test_a_key_dim_the_query_weighs_by_zero_does_not_hide_exact_rows():
+    """Query b weighs the position key by 0 and every key's token dims alike (each key scores 1): its rows
+    are uniform, hence exact, although the head reads a position-embedded key dim; query a takes the
+    BOS key (value 1/2).  So w0 is exact off {1/2}, and brute force agrees to 40 digits."""
+    model = load_model(Path(__file__).parent / "fixtures" / "outside" / "query-weighs-position-by-zero.json")
+    assert analyse(model).coords[1]["w0"].exact_unless == {Fraction(1, 2)}
+    col = model.dims.index("w0")
+    checked = 0
+    for word in words_up_to(model.alphabet, 1, 7, budget=300, random_words=10, random_max=40, seed=3):
+        hard, soft = hard_run(model, word), soft_run(model, word, parse_expr("1/n", variables=("n",)), dps=60)
+        for h, sft in zip(hard.streams[1], soft.streams[1]):
+            if h[col] != Fraction(1, 2):
+                m, e = sft[col].man_exp
+                assert abs(Fraction(int(m)) * Fraction(2) ** int(e) - h[col]) < Fraction(1, 10**40), word
+                checked += 1
+    assert checked > 100

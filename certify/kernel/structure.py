@@ -1271,7 +1271,11 @@ def _noisy_outputs(fact: HeadFact, coords: dict, joint: Joint | None, first: int
             coef[b] = coef.get(b, Fraction(0)) + c * q[a]
         if not any(coef.values()):
             continue  # the score ignores the key: every such row is uniform, hence exact
-        if krows is None:  # a position-embedded key dim: the rows carry the maxima's means for q
+        kd, kr = kdims, krows
+        if kr is None:  # a key dim this query weighs by 0 (a position, say) does not move its scores
+            kd = sorted({b for b, w in coef.items() if w} | {v for _, v, _ in head.value})
+            kr = _joint_values(kd, coords, joint)
+        if kr is None:  # a position-embedded key dim: the rows carry the maxima's means for q
             means = _query_means(head, coords, first, table, q) if table is not None else None
             if means is None or means[1]:
                 return fallback
@@ -1280,10 +1284,10 @@ def _noisy_outputs(fact: HeadFact, coords: dict, joint: Joint | None, first: int
                     noisy[o].add(x)
             continue
         levels: dict = {}
-        for kc in krows:
-            k = dict(zip(kdims, kc))
+        for kc in kr:
+            k = dict(zip(kd, kc))
             carried = tuple(sum((c * k[v] for o2, v, c in head.value if o2 == o), Fraction(0)) for o in outs)
-            levels.setdefault(sum((w * k[b] for b, w in coef.items()), Fraction(0)), set()).add(carried)
+            levels.setdefault(sum((w * k[b] for b, w in coef.items() if w), Fraction(0)), set()).add(carried)
         low = min(levels)
         for s, carried in levels.items():
             if s == low:
