@@ -14,6 +14,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import mpmath
 import pytest
 
 from certify.audit import AuditConfig, audit
@@ -521,3 +522,43 @@ def test_a_key_dim_the_query_weighs_by_zero_does_not_hide_exact_rows():
                 assert abs(Fraction(int(m)) * Fraction(2) ** int(e) - h[col]) < Fraction(1, 10**40), word
                 checked += 1
     assert checked > 100
+
+
+def _exact_rows_hold(data: dict, tau: str, words: int = 40) -> int:
+    """At every row whose hard value of a dim lies off that dim's ``exact_unless``, soft = hard to 40 digits
+    (60-digit mpmath at ``tau``): the fact the margin and the FFN error rely on, on the first ``words`` words."""
+    from certify.kernel.structure import Unsupported
+
+    model = model_from_dict(data)
+    try:
+        st = analyse(model)
+    except Unsupported:
+        return 0
+    claims = [(k, model.dims.index(d), c.exact_unless) for k, coords in enumerate(st.coords)
+              for d, c in coords.items() if c.exact_unless is not None]
+    if not claims:
+        return 0
+    checked = 0
+    schedule = parse_expr(tau, variables=("n",))
+    for word in list(words_up_to(model.alphabet, 1, 5, budget=words, random_words=4, random_max=14, seed=2)):
+        hard, soft = hard_run(model, word), soft_run(model, word, schedule, dps=60)
+        for k, col, noisy in claims:
+            for h, s in zip(hard.streams[k], soft.streams[k]):
+                if h[col] not in noisy:
+                    with mpmath.workdps(60):
+                        gap = abs(s[col] - mpmath.mpf(h[col].numerator) / h[col].denominator)
+                    assert gap < mpmath.mpf(10) ** -40, (data["name"], k, model.dims[col], word)
+                    checked += 1
+    return checked
+
+
+def test_rows_claimed_exact_are_exact_on_outside_models():
+    """Every ``exact_unless`` the structure states, on drawn models (both PE families, and the BOS key sharing
+    its class with an input symbol) and every outside fixture, at a hot and a cold τ."""
+    rng = random.Random(23)
+    drawn = [random_model(rng, k, unbounded=k % 2 == 1) for k in range(16)]
+    total = sum(_exact_rows_hold(data, tau) for data in drawn for tau in ("1", "1/(4*n^2)"))
+    total += sum(_exact_rows_hold(_bos_like_a_symbol(data), "1") for data in drawn if data["bos"])
+    for path in sorted((Path(__file__).parent / "fixtures" / "outside").glob("*.json")):
+        total += _exact_rows_hold(json.loads(path.read_text()), "1")
+    assert total > 1000
