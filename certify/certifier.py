@@ -29,7 +29,7 @@ from .kernel.tail import TailFailure, TailReport, analyse_tail, sup, tail_record
 from .second_opinion import rounding_obligations
 from .simplify import readable
 from .model import Model
-from .refute import Counterexample, search_counterexample
+from .refute import Counterexample, search_counterexample, threshold_witness
 
 @dataclass(frozen=True)
 class CertifyConfig:
@@ -342,7 +342,11 @@ def _unproved(model: Model, why: str, tau: Expr | None, n_min: int, n_max: int, 
     cex = search_counterexample(model, tau, n_min, n_max) if cfg.refute else None
     if cex is not None:
         return Outcome("refuted", reason=cex.reason, counterexample=cex, tau=tau)
-    return Outcome("not proved", reason=why, tau=tau, blockers=blockers or [why])
+    blockers = list(blockers or [why])
+    if cfg.refute and any("margin 0" in b for b in blockers):  # name a word on θ when there is a short one
+        tie = threshold_witness(model, n_min, n_max)
+        blockers += [tie] if tie is not None else []
+    return Outcome("not proved", reason=why, tau=tau, blockers=blockers)
 
 
 def certify_exhaustive(model: Model, n: int, tau_lo: Fraction, tau_hi: Fraction) -> Outcome:

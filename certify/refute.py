@@ -112,6 +112,30 @@ def _compare(model: Model, word, tau: Expr, cfg: RefuteConfig, on_threshold_only
     return None
 
 
+def threshold_witness(model: Model, n_min: int, n_max: int | str, cfg: RefuteConfig = RefuteConfig()) -> str | None:
+    """A word at whose output a hard value sits exactly on the threshold (argmax: a tie for the top), said
+    in words, or None: the candidate words of :func:`candidate_words`, exact hard runs only.  Such a word is
+    why a margin-0 model is "not proved" rather than refuted: where soft equals hard exactly, only an
+    evaluator's rounding decides it, and where soft leaks, the refuter would have found the flip."""
+    n_hi = n_max if isinstance(n_max, int) else cfg.random_max_len
+    spent, width = 0, len(model.dims) * len(model.layers)
+    for word in candidate_words(model, n_min, n_hi, cfg):
+        spent += len(word) * width
+        if spent > cfg.work:
+            return None
+        try:
+            hard = hard_run(model, word)
+        except UserError:
+            continue
+        for row, h in zip(hard.output_rows, hard.outputs):
+            if (sorted(h)[-1] == sorted(h)[-2]) if model.output.argmax else h == model.output.threshold:
+                return (f"hard output {format_value(h)} sits on the "
+                        f"{'tie of its top two values' if model.output.argmax else 'threshold'} at "
+                        f"{format_word(model, word)!r} (n={len(word)}), position {row + hard.first_position}: "
+                        "no margin can certify it")
+    return None
+
+
 def decision_clearance(model: Model, y):
     """How far an output is from changing its decision: |y − θ| for a threshold output, top −
     runner-up for an argmax output (0 on a tie).  A soft decision that differs from the hard one

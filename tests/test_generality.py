@@ -108,6 +108,25 @@ def test_uniform_rows_are_exact_and_a_tie_on_the_threshold_is_not_certified():
     assert certify(model, 1, 200, cfg=CertifyConfig(refute=False)).verdict != "certified"
 
 
+def test_a_tie_on_the_threshold_is_named_with_its_word(tmp_path):
+    """Not proved for a hard output on θ (exact rows, so nothing refutes it): the blockers name a word that
+    puts it there, and the text report lists every blocker under the verdict line."""
+    data = _exact_rows_model()
+    outcome = certify(model_from_dict(data), 1, 200)
+    assert outcome.verdict == "not proved"
+    tie = [b for b in outcome.blockers if "sits on the threshold" in b]
+    assert len(tie) == 1
+    word = tie[0].split("'")[1]
+    assert Fraction(1, 2) in hard_run(model_from_dict(data), tuple(word)).outputs
+    path = tmp_path / "tie.json"
+    path.write_text(json.dumps(data))
+    run = subprocess.run([sys.executable, "-m", "certify.cli", str(path), "--nmax", "200", "--quiet"],
+                         capture_output=True, text=True, timeout=120)
+    lines = run.stdout.splitlines()
+    assert run.returncode == 2 and lines[0].startswith("not proved: ")
+    assert lines[1:] == [f"  - {b}" for b in outcome.blockers if b not in outcome.reason]
+
+
 @pytest.mark.parametrize("change", [{"hard": "rightmost"}, {"visible": "all", "position": "first"}])
 def test_exact_rows_are_not_claimed_where_soft_differs(change):
     """Under rightmost-hard attention soft averages a uniform row (no exact rows); a non-causal head

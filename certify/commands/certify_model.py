@@ -49,6 +49,8 @@ def main(args) -> int:
         print(f"certified: {result.claim.sentence()}{saved}")
     else:
         print(f"{result.verdict}: {result.model}: {result.reason}")
+        for blocker in (b for b in result.blockers if b not in result.reason):  # each missing fact not yet said
+            print(f"  - {blocker}")
     return result.exit_code
 
 
