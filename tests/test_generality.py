@@ -581,3 +581,44 @@ def test_rows_claimed_exact_are_exact_on_outside_models():
     for path in sorted((Path(__file__).parent / "fixtures" / "outside").glob("*.json")):
         total += _exact_rows_hold(json.loads(path.read_text()), "1")
     assert total > 1000
+
+
+def test_a_convex_position_score_is_not_a_lookup():
+    """Score +j² (α = −1 < 0): no vertex maximum, so L-lookup must not take the head (it did, and the
+    derived shape came out negative: "τ(n) is not certainly positive"); the gap rule does (lattice step 1,
+    the rightmost key), and the certificate holds by brute force.  A concave −j² stays a lookup."""
+    path = Path(__file__).parent / "fixtures" / "outside" / "convex-position-score.json"
+    model = load_model(path)
+    assert analyse(model).facts[0][0].kind != "lookup"
+    _certified_checked_audited(model)
+    data = json.loads(path.read_text())
+    data["layers"][0]["heads"][0]["score"] = [["one", "p", -1]]
+    assert analyse(model_from_dict(data)).facts[0][0].kind == "lookup"
+
+
+def test_class_offsets_off_the_position_step_never_tie():
+    """Query b: 2(n − j) + t_b(j) + t_a(j)/2.  The offsets between classes (1/2, 1) are not multiples of the
+    step 2, so keys never tie (L-maxima-classes (d)) and the head outputs one key's t_a: {0, 1}, not the
+    means 1/3 and 1/2 of tying levels.  With a step of 1/2 an offset of 1/2 is a multiple: a tie is possible."""
+    path = Path(__file__).parent / "fixtures" / "outside" / "position-step-off-the-offsets.json"
+    model = load_model(path)
+    assert analyse(model).coords[1]["w0"].fin == {Fraction(0), Fraction(1)}
+    assert _rows_within_value_sets(json.loads(path.read_text()), 7) > 0
+    _certified_checked_audited(model)
+    data = json.loads(path.read_text())
+    data["layers"][0]["heads"][0]["score"][0][2] = "1/2"
+    assert analyse(model_from_dict(data)).coords[1]["w0"].fin != {Fraction(0), Fraction(1)}
+
+
+def test_offsets_a_constant_fraction_of_the_step_apart_use_the_finer_lattice():
+    """Score j + t_b(j)/2: b keys sit half a step up.  Off the lattice of step 1 (L-ziggurat refused the head,
+    and the fallback's value set held 1/2 = θ) but on the lattice of step 1/2, where no two keys share a level:
+    certified at a constant τ, checked, audited, brute-forced.  An offset that moves with n stays refused."""
+    path = Path(__file__).parent / "fixtures" / "outside" / "offsets-half-a-step.json"
+    model = load_model(path)
+    fact = analyse(model).facts[0][0]
+    assert fact.kind == "ziggurat" and eval_exact(fact.step, {"n": 7}) == Fraction(1, 2)
+    _certified_checked_audited(model)
+    data = json.loads(path.read_text())
+    data["embed"]["position"]["p"] = "i/n"  # step 1/n: the offset 1/2 is n/2 steps, an integer for even n
+    assert analyse(model_from_dict(data)).facts[0][0].kind != "ziggurat"

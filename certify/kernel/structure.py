@@ -432,6 +432,8 @@ def _lookup(layer: int, head: Head, coords: dict, first: int) -> HeadFact | None
     if affine_in(BinOp("/", Num(Fraction(1)), alpha), "i") is None:
         return None
     ends = tuple(simplified(substitute(alpha, "i", row)) for row in (Num(Fraction(first)), Var("n")))
+    if not all(_holds(e) for e in ends):  # 1/α affine in i: α > 0 at both end rows is α > 0 on every row
+        return None  # a convex score (α < 0, e.g. +j²) has no vertex maximum: not a lookup
     return HeadFact(layer, head, "lookup", step=alpha, step_ends=ends, homogeneous=True,
                     lemma="L-lookup (score α·(2b·j − j²), b an integer: unique maximum, ≤ 2 keys a level of "
                           "width α; L-ziggurat with c = 2)")
@@ -526,12 +528,18 @@ def _ziggurat(layer: int, head: Head, coords: dict, qexact: list, first: int) ->
     bos = _bos_only([dict(zip(names, c)) for c in combos], names, coords) if first == 0 else set()
     off_lattice = False
     ties = []
+    finer, never_level = 1, set()  # offsets a constant fraction r of the step apart: the lattice of step A/den(r)
     for a, b in itertools.combinations(range(len(combos)), 2):
         ratio = BinOp("/", BinOp("-", offsets[a], offsets[b]), step)
         if not integer_polynomial(ratio, ("i", "n")):
             if len({a, b} & bos) != 1:
-                raise Unsupported(f"head {head.name!r}: score offsets are not on the lattice of step A(n) = "
-                                  f"{to_text(step)} (L-ziggurat needs integer multiples)")
+                r = simplified(ratio)
+                if not isinstance(r, Num):
+                    raise Unsupported(f"head {head.name!r}: score offsets are not on the lattice of step A(n) = "
+                                      f"{to_text(step)} (L-ziggurat needs integer or constant multiples)")
+                finer = lcm(finer, r.value.denominator)
+                never_level.add((a, b))  # a tie needs j − j' = r ∉ Z: these keys never share a level
+                continue
             off_lattice = True
             continue  # the BOS key: a step or more from every key (checked below), so it never ties
         # keys a ratio apart carry different values: they must never tie — proved here for every n when it can be
@@ -546,13 +554,18 @@ def _ziggurat(layer: int, head: Head, coords: dict, qexact: list, first: int) ->
             raise Unsupported(f"head {head.name!r}: the BOS key is off the lattice of step A(n) = {to_text(step)} "
                               f"and not apart from every key by a constant share of it (L-bos-apart)")
         rho = min(rho, apart)
+    if finer > 1 and off_lattice:
+        raise Unsupported(f"head {head.name!r}: offsets off the lattice of step A(n) = {to_text(step)} both between "
+                          "input keys and at the BOS key (L-bos-apart takes the lattice as it is)")
     classes: list[int] = []
     for a in range(len(combos)):
         if not any(is_zero(BinOp("-", offsets[a], offsets[b]), ("i", "n")) for b in classes):
             classes.append(a)
     pairs = tuple((a, b, apart_ends(BinOp("/", BinOp("-", offsets[classes[a]], offsets[classes[b]]), step),
                                     head.visible, first))
-                  for a, b in itertools.combinations(range(len(classes)), 2))
+                  for a, b in itertools.combinations(range(len(classes)), 2)
+                  if (classes[a], classes[b]) not in never_level)
+    step = step if finer == 1 else BinOp("/", step, Num(Fraction(finer)))
     # unique-hard heads must exclude those ties on every box; an average head without any is homogeneous
     # (its maxima carry one value, so its output is a key's value — e.g. a unique maximum)
     homogeneous = head.hard == "average" and not ties
@@ -560,7 +573,8 @@ def _ziggurat(layer: int, head: Head, coords: dict, qexact: list, first: int) ->
                     offsets=tuple(offsets[a] for a in classes),
                     pairs=pairs, homogeneous=homogeneous, bos_off_lattice=off_lattice,
                     ties_apart=tuple(apart_ends(r, head.visible, first) for r in ties) if head.hard != "average" else (),
-                    lemma="L-ziggurat (lattice of step |A(n)|, c positions a level; L-tiebreak)"
+                    lemma="L-ziggurat (lattice of step |A(n)|" + (f"/{finer}: offsets a constant fraction of A apart"
+                                                                   if finer > 1 else "") + ", c positions a level; L-tiebreak)"
                     + ("; BOS off the lattice: L-bos-apart" if off_lattice else ""))
 
 
@@ -1199,11 +1213,15 @@ def _holds(e: Expr, strict: bool = True) -> bool:
 def never_tie(delta: Fraction, pe: Expr, visible: str, first: int) -> bool:
     """Whether two visible keys j, j' can never have P(j') − P(j) = delta ≠ 0 (for every n ≥ 1), proved
     exactly: P affine in the position with slope s(n) and |delta/s| > the key distance at both end
-    rows (:func:`apart_ends`, each end positive for every n); or 1/P affine with one strict sign at
+    rows (:func:`apart_ends`, each end positive for every n), or with a constant slope s and delta/s not an
+    integer (L-maxima-classes (d): a step of s between keys never makes delta); or 1/P affine with one strict sign at
     both ends, so that |P(j) − P(j')| < max |P| = |P| at an end row ≤ |delta|."""
     holds = _holds
     line = affine_in(pe, "i")
     if line is not None:
+        ratio = simplified(BinOp("/", Num(delta), line[0]))
+        if isinstance(ratio, Num) and ratio.value.denominator != 1:
+            return True  # P(j) − P(j') = σ·(j − j') with σ free of n: δ/σ must be an integer j − j'
         return always_apart(BinOp("/", Num(delta), line[0]), visible, first)
     inverse = affine_in(BinOp("/", Num(Fraction(1)), pe), "i")
     if inverse is None:

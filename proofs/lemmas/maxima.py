@@ -4,16 +4,19 @@ Statement.  Key scores s_j = F(c_j) + P(j), c_j the key's class (its finite valu
 the position.  (a) If P(j1) ≠ P(j2) for j1 ≠ j2, two keys with F(c1) = F(c2) never tie: the maxima
 hold at most one key per value of F.  (b) If P(j) = σ·j + β and |δ/σ| > D ≥ |j1 − j2|, then
 P(j1) − P(j2) ≠ δ.  (c) If x = P(j1), y = P(j2) have one strict sign and |δ| ≥ max(|x|, |y|), δ ≠ 0,
-then x − y ≠ δ (levels of F that far apart never tie).
+then x − y ≠ δ (levels of F that far apart never tie).  (d) If P(j) = σ·j + β with σ ≠ 0 and r = δ/σ lies
+strictly between two consecutive integers, then P(j1) − P(j2) ≠ δ for integer positions j1, j2.
 
 Human proof (≤ 5 lines).
 (a) s1 − s2 = F(c1) − F(c2) + P(j1) − P(j2) = P(j1) − P(j2) ≠ 0.
 (b) |P(j1) − P(j2)| = |σ|·|j1 − j2| ≤ |σ|·D < |δ|.
 (c) Same strict sign: |x − y| < max(|x|, |y|) ≤ |δ|.
+(d) σ·(j1 − j2) = δ would make the integer j1 − j2 equal r, which no integer is.
 So an average head's output is a mean of one value per level from a set of pairwise tying levels.
 
-Discharge.  Three QF_NRA queries; position inequality j1 ≠ j2 enters only through P(j1) ≠ P(j2)
-(a) and |j1 − j2| ≤ D (b).
+Discharge.  Three QF_NRA queries and one over integers (d: after dividing by σ ≠ 0 a tie is
+j1 − j2 = r, and no integer j1 − j2 lies strictly between k and k + 1); position inequality j1 ≠ j2 enters only
+through P(j1) ≠ P(j2) (a) and |j1 − j2| ≤ D (b).
 """
 from __future__ import annotations
 
@@ -58,15 +61,32 @@ def one_sign_dropped(B, v):
     return one_sign_apart(B, v, one_sign=False)
 
 
+D_VARS = ("j1", "j2", "k")
+
+
+def off_the_step(B, v, strict=True):
+    """A tie needs r = j1 − j2 (after dividing by σ ≠ 0): no integer difference lies strictly between k and k + 1."""
+    j1, j2, k = (v[x] for x in D_VARS)
+    between = B.and_(B.gt(j1 - j2, k), B.lt(j1 - j2, k + 1)) if strict else \
+        B.and_(B.ge(j1 - j2, k), B.le(j1 - j2, k + 1))
+    return [], B.not_(between)
+
+
+def on_the_step(B, v):
+    return off_the_step(B, v, strict=False)
+
+
 LEMMA = Lemma(
     name="L-maxima-classes",
     statement="scores F(class) + P(j), P injective: ≤ 1 maximal key per level of F; levels δ apart never tie "
-              "when |δ/σ| > key distance (P affine) or |δ| ≥ max|P| (P of one strict sign)",
+              "when |δ/σ| > key distance or δ/σ ∉ Z (P affine, σ constant) or |δ| ≥ max|P| (P of one strict sign)",
     queries=(Query("same-level", A_VARS, same_level), Query("affine-apart", B_VARS, affine_apart),
-             Query("one-sign-apart", C_VARS, one_sign_apart)),
+             Query("one-sign-apart", C_VARS, one_sign_apart),
+             Query("off-the-step", D_VARS, off_the_step, ints=D_VARS)),
     controls=(
         Control("L-maxima-classes/not-injective", Query("not-injective", A_VARS, same_level_not_injective)),
         Control("L-maxima-classes/distance-not-strict", Query("distance-not-strict", B_VARS, affine_apart_not_strict)),
         Control("L-maxima-classes/one-sign-dropped", Query("one-sign-dropped", C_VARS, one_sign_dropped)),
+        Control("L-maxima-classes/on-the-step", Query("on-the-step", D_VARS, on_the_step, ints=D_VARS)),
     ),
 )
