@@ -622,3 +622,52 @@ def test_offsets_a_constant_fraction_of_the_step_apart_use_the_finer_lattice():
     data = json.loads(path.read_text())
     data["embed"]["position"]["p"] = "i/n"  # step 1/n: the offset 1/2 is n/2 steps, an integer for even n
     assert analyse(model_from_dict(data)).facts[0][0].kind != "ziggurat"
+
+
+def _offset_model(rng: random.Random, k: int) -> dict:
+    """One head scoring A·P(j) + class offsets that are often a fraction of the step A (aimed at the finer
+    lattice of L-ziggurat and at L-maxima-classes (d)), unbounded P, BOS or not, every hard kind and visibility."""
+    alphabet = ["a", "b", "c"][:rng.choice([2, 3])]
+    bos = rng.random() < 0.5
+    token = {s: {f"t_{s}": 1} for s in alphabet} | ({"$": {"t_bos": 1}} if bos else {})
+    score = [["one", "p", rng.choice(["1", "-1", "2", "1/2", "-1/3"])]]
+    for s in alphabet + (["bos"] if bos else []):
+        if rng.random() < 0.7:
+            score.append([rng.choice(["one"] + [f"t_{x}" for x in alphabet]), f"t_{s}",
+                          rng.choice(["1/2", "1/3", "-1/2", "2/3", "3/2", "1", "-1/4"])])
+    return {"format": "hardsoft.model/1", "name": f"offsets-{k}", "alphabet": alphabet, "bos": "$" if bos else None,
+            "dims": ["one", "p"] + [f"t_{s}" for s in alphabet] + (["t_bos"] if bos else []) + ["w", "out"],
+            "embed": {"token": token, "position": {"one": "1", "p": rng.choice(["i", "2*i+1", "n-i"])}},
+            "layers": [{"type": "attention", "heads": [{
+                "name": "h", "hard": rng.choice(["average", "average", "rightmost", "leftmost"]),
+                "visible": rng.choice(["all", "j<=i", "j<i"]), "score": score,
+                "value": [["w", f"t_{rng.choice(alphabet)}", 1]]}]},
+                {"type": "ffn", "hidden": [{"in": {"w": 2}, "bias": "-1/2", "out": {"out": 1}},
+                                           {"in": {"w": 2}, "bias": "-3/2", "out": {"out": -1}}]}],
+            "output": {"dim": "out", "position": rng.choice(["last", "all"]), "threshold": "1/2"}}
+
+
+def _offset_sweep(seed: int, count: int) -> tuple[int, int]:
+    """(certificates, of them with a finer-lattice head); every certificate brute-forced."""
+    rng, certified, finer = random.Random(seed), 0, 0
+    for k in range(count):
+        model = model_from_dict(_offset_model(rng, k))
+        outcome = certify(model, 1, 300, cfg=CertifyConfig(refute=False))
+        if outcome.verdict != "certified":
+            continue
+        certified += 1
+        finer += any("constant fraction" in h.get("lemma", "") for h in outcome.certificate["analysis"]["heads"])
+        words = words_up_to(model.alphabet, 1, 6, budget=300, random_words=6, random_max=60, seed=k)
+        assert_certificate_holds(model, outcome.certificate["claim"], words)
+    return certified, finer
+
+
+def test_offsets_off_the_step_sweep_holds_by_brute_force():
+    certified, finer = _offset_sweep(3, 40)
+    assert certified >= 10 and finer >= 2, (certified, finer)
+
+
+@pytest.mark.slow
+def test_offsets_off_the_step_sweep_large():
+    certified, finer = _offset_sweep(4, 400)
+    assert certified >= 100 and finer >= 15, (certified, finer)
