@@ -1036,8 +1036,7 @@ def _query_table(head: Head, coords: dict, joint: Joint | None) -> tuple | None:
     """What :func:`_query_means` needs, shared by every query: (query dims, their joint values,
     score terms left after row constants, finite key dims, position key dims, key classes, the value
     each class carries, (the classes only the BOS key has, the query values only the BOS row has), out
-    dims), or None when a dim is neither finite
-    nor position-embedded."""
+    dims), or None when a dim is neither finite nor position-embedded."""
     shadow = [t for t in head.score if _row_constant(coords[t[1]]) is None]
     outs = tuple(dict.fromkeys(o for o, _, _ in head.value))
     fdims = sorted({k for _, k, _ in shadow if coords[k].fin is not None} | {v for _, v, _ in head.value})
@@ -1219,10 +1218,11 @@ def never_tie(delta: Fraction, pe: Expr, visible: str, first: int) -> bool:
     holds = _holds
     line = affine_in(pe, "i")
     if line is not None:
-        ratio = simplified(BinOp("/", Num(delta), line[0]))
-        if isinstance(ratio, Num) and ratio.value.denominator != 1:
+        ratio = BinOp("/", Num(delta), line[0])
+        steps = simplified(ratio)
+        if isinstance(steps, Num) and steps.value.denominator != 1:
             return True  # P(j) − P(j') = σ·(j − j') with σ free of n: δ/σ must be an integer j − j'
-        return always_apart(BinOp("/", Num(delta), line[0]), visible, first)
+        return always_apart(ratio, visible, first)
     inverse = affine_in(BinOp("/", Num(Fraction(1)), pe), "i")
     if inverse is None:
         return False
@@ -1582,15 +1582,17 @@ def attention_joint(layer: AttentionLayer, joint: Joint, coords: dict, first: in
     when every query dim is tracked, each row extends by each possible output (0 too on a row that may see
     no key) — a relation, kept as possible joint values.  Other written dims leave the joint."""
     written = [o for h in layer.heads for o, _, _ in h.value]
+    layer_writes = set(written)
     rows, inputs = joint.rows, joint.inputs
     for head in layer.heads:
         table = _query_table(head, coords, joint)
         outs = table[-1] if table is not None else ()
         if table is None or not set(table[0]) | set(outs) <= set(joint.dims) or any(written.count(o) > 1 for o in outs) \
-                or (set(table[0]) | set(table[3])) & {o for h in layer.heads for o, _, _ in h.value}:
+                or (set(table[0]) | set(table[3])) & layer_writes:
             continue  # (a head reads the layer's input: no dim another head of the layer writes)
         cache: dict = {}
-        def extend(row, table=table, outs=outs, head=head):
+        at = [joint.dims.index(o) for o in outs]
+        def extend(row, table=table, outs=outs, head=head, at=at):
             q = tuple(row[joint.dims.index(d)] for d in table[0])
             own = tuple(row[joint.dims.index(d)] if d in joint.dims else None for d in table[3])
             classes = [k for k, c in enumerate(table[5]) if tuple(c[d] for d in table[3]) == own]
@@ -1601,7 +1603,6 @@ def attention_joint(layer: AttentionLayer, joint: Joint, coords: dict, first: in
                     {(Fraction(0),) * len(outs)} if may_be_empty(head.visible) else set())
             if cache[q] is None:
                 return None
-            at = [joint.dims.index(o) for o in outs]
             return {tuple(x + dict(zip(at, v)).get(k, 0) for k, x in enumerate(row)) for v in cache[q]}
         new = [{r2 for r in part for r2 in (extend(r) or {None})} for part in (rows, inputs)]
         if None in new[0] | new[1] or len(new[0]) > MAX_COMBOS:
