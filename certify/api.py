@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from fractions import Fraction
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Mapping, Sequence
 
@@ -87,12 +88,22 @@ class Claim:
 
     def sentence(self) -> str:
         bound = ("the soft output equals the hard output exactly" if self.error_bound == "0"
-                 else f"output error ≤ {self.error_bound} < margin {self.margin}")
+                 else f"output error ≤ {self.error_bound} < margin {self.margin}" if _below(self.error_bound, self.margin)
+                 else f"output error < margin at every length; largest error bound {self.error_bound} and smallest "
+                      f"margin {self.margin} are reached at different lengths")
         where = f" evaluated in {self.precision}" if self.precision else ""
         at = f"for every τ in [{self.tau_interval[0]}, {self.tau_interval[1]}]" if self.tau_interval and \
             self.tau_interval[0] != self.tau_interval[1] else f"at τ(n) = {self.tau}"
         return (f"{self.model}: soft{where} = hard for every input of length {self.n_min}..{self.n_max} "
                 f"{at} ({bound})")
+
+
+def _below(a: str, b: str) -> bool:
+    """Whether the decimal a is below the decimal b (claims write both as exact decimals)."""
+    try:
+        return Fraction(a) < Fraction(b)
+    except (ValueError, ZeroDivisionError):
+        return True
 
 
 @dataclass(frozen=True)

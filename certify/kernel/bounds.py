@@ -29,7 +29,7 @@ from flint import arb, ctx, fmpq
 from ..errors import ExprError
 from ..expr import BinOp, Expr, Log, Num, eval_ball
 from ..model import AttentionLayer, Model
-from .polyid import ball_of, integer_polynomial, univariate
+from .polyid import ball_of, integer_polynomial, simplified, univariate
 from .rounding_error import FloatFormat, RoundingFailure
 from .structure import (HeadFact, Structure, argmax_gap, first_row_exact, first_row_outputs, first_row_values,
                         harmonic_distance)
@@ -508,7 +508,26 @@ def _output_facts(coord, position: str, first: int, threshold: Fraction, env) ->
         centre, least, side = coord.apart
         facts["apart"] = (_at_output(centre, position, first, env),
                           _least(abs(_at_output(e, position, first, env)) for e in least), side)
+        facts["apart_rows"] = _apart_rows(coord.apart, position, first, threshold, env)
     return facts
+
+
+def _apart_rows(apart: tuple, position: str, first: int, threshold: Fraction, env) -> tuple | None:
+    """L-zero-or-apart row by row: balls of t = s·(θ − c) and of |L_k| − t as one simplified expression
+    each (so that c and L_k, which may both vary with the row, are compared at the same row: c = 1/(2i),
+    L = 1/i leaves 1/(2i) at every row, while separate hulls over the rows do not), or None when some
+    L_k has no sign proved on the rows."""
+    centre, least, side = apart
+    t = simplified(BinOp("*", Num(Fraction(side)), BinOp("-", Num(threshold), centre)), ("i", "n"))
+    rest = []
+    for e in least:
+        ball = _at_output(e, position, first, env)
+        sign = 1 if ball > 0 else -1 if ball < 0 else 0
+        if not sign:
+            return None
+        rest.append(_at_output(simplified(BinOp("-", BinOp("*", Num(Fraction(sign)), e), t), ("i", "n")),
+                               position, first, env))
+    return _at_output(t, position, first, env), _least(rest)
 
 
 def _margin(coord, rng, threshold: Fraction, at_bos: bool = False, facts: dict | None = None,
@@ -553,6 +572,9 @@ def _hard_margin(coord, rng, threshold: Fraction, facts: dict) -> object:
             return -beyond
         if beyond > 0 and least - beyond > 0:
             return _least((beyond, least - beyond))
+        rows = facts.get("apart_rows")
+        if rows is not None and rows[0] > 0 and rows[1] > 0:
+            return _least(rows)
     return ZERO
 
 

@@ -308,6 +308,13 @@ def _row_constant(c: Coord) -> Expr | None:
     return None
 
 
+def _nonzero_row_constant(c: Coord) -> bool:
+    """A value w(n), the same at every row of a length, proved ≠ 0 for every n ≥ 1 (w > 0 or w < 0): a
+    query factor that scales a row's scores without reordering their maxima (L-gap's homogeneity)."""
+    w = _row_constant(c)
+    return w is not None and (_holds(w) or _holds(BinOp("-", Num(Fraction(0)), w)))
+
+
 def _scale(values: frozenset | None, coef: Fraction) -> frozenset | None:
     return None if values is None else frozenset(coef * v for v in values)
 
@@ -621,7 +628,8 @@ def _gap(layer: int, head: Head, coords: dict, queries: list, qconst: list, firs
             g = head.score[0][2]
             query = _combination([(q, coef / g) for q, _, coef in head.score], coords)
             terms = [(next(iter(kdims)), g)]
-        nonzero = query is not None and (query.offset != 0 or query.fin is not None and 0 not in query.fin)
+        nonzero = query is not None and (query.offset != 0 or query.fin is not None and 0 not in query.fin
+                                         or _nonzero_row_constant(query))
     keyed = _key_delta(head, coords, terms)
     bound = None if query is None else query_bound(query)
     if keyed is not None and (constant or query is not None and (query.fin is not None or bound is not None)):
@@ -856,18 +864,16 @@ def _divided(e: Expr, divisors) -> Expr:
 
 
 def _injective(head: Head, coords: dict) -> bool:
-    """Row-constant queries, position-embedded keys, and s(j) − s(j') = (j − j')·H with H a non-zero
-    constant numerator over a denominator: no two keys tie, so the maximum is unique."""
-    score: Expr = Num(Fraction(0))
+    """Row-constant queries and position-embedded keys whose score P(j) takes a different value at every
+    two key positions (:func:`_injective_in_position`, e.g. a·j or j²): no two keys tie, so the maximum
+    is unique."""
+    terms = []
     for q, k, c in head.score:
         w, pe = _row_constant(coords[q]), coords[k].pe
         if w is None or pe is None or not isinstance(w, Num):
             return False
-        score = BinOp("+", score, BinOp("*", Num(c * w.value), pe))
-    names = ("i", "k", "n")
-    quotient = normal_form(BinOp("/", BinOp("-", score, substitute(score, "i", Var("k"))),
-                                 BinOp("-", Var("i"), Var("k"))), names)
-    return quotient is not None and quotient[0].is_constant() and not quotient[0].is_zero()
+        terms.append((c * w.value, pe))
+    return _injective_in_position(terms)
 
 
 def _value_is_score(head: Head, coords: dict) -> bool:
@@ -1402,11 +1408,11 @@ def _noisy_combos(dims: list[str], coords: dict) -> tuple | None:
     return tuple(sorted(combos))
 
 
-def ffn_coords(layer: FFNLayer, coords: dict, fact: FFNFact) -> dict:
+def ffn_coords(layer: FFNLayer, coords: dict, fact: FFNFact, first: int) -> dict:
     new = dict(coords)
     outs = sorted({d for u in layer.units for d, _ in u.outputs})
     for d in outs:
-        new[d] = _relu_grid(layer, coords, d)
+        new[d] = _relu_grid(layer, coords, d, first)
     if fact.combos is not None:
         results = _ffn_values(layer, fact.dims, fact.combos, fact.pre, outs)
         for d in outs:
@@ -1478,8 +1484,9 @@ def _ffn_values(layer: FFNLayer, dims, combos, pres, outs) -> dict:
     return results
 
 
-def _relu_grid(layer: FFNLayer, coords: dict, d: str) -> Coord:
-    """x_d + Σ c·ReLU(h) in any regime: ReLU(h) is 0 or h, both on h's grid when its offset is 0.
+def _relu_grid(layer: FFNLayer, coords: dict, d: str, first: int) -> Coord:
+    """x_d + Σ c·ReLU(h) in any regime: ReLU(h) is 0 or h, both on h's grid when its offset is 0 (and h
+    itself, offset included, when h reads position embeddings alone and is ≥ 0 on every row).
     Units whose inputs are all finite-valued are enumerated jointly (−ReLU(2v − ½) + ReLU(2v − 3/2)
     is {0, −1}, not a grid ½), and x_d is added last, so that a position embedding constant on the
     units' grid keeps its offset (1/(2n) + Z/n: never 0)."""
@@ -1495,12 +1502,24 @@ def _relu_grid(layer: FFNLayer, coords: dict, d: str) -> Coord:
         pres = _pre(FFNLayer(tuple(u for u, _ in finite)), reads, combos)
         values = frozenset(sum((c * h for (_, c), h in zip(finite, pre) if h > 0), Fraction(0)) for pre in pres)
         acc = Coord(fin=values, grid=Num(Fraction(_den_lcm(values))))
+    linear: Expr = Num(Fraction(0))  # Σ c·h over units reading position embeddings alone with h ≥ 0 on every row
     for u, c in (uc for uc in units if uc not in finite):
+        pe = _position_preactivation(u, coords)
+        sign = 0 if pe is None else _sign_on_rows(pe, first)
+        if sign:  # ReLU(h) is h or 0 at every row
+            linear = BinOp("+", linear, BinOp("*", Num(c), pe)) if sign > 0 else linear
+            continue
         h = _combination(u.inputs, coords, start=_finite([u.bias], u.bias))
         if h.grid is None:
             return _relu_den_bound(layer, coords, d)
         acc = _add(acc, _scaled(Coord(grid=integral_grid(h)), c))
-    acc = _add(acc, coords[d])
+    x = coords[d]
+    if not is_zero(linear, ("i", "n")):  # x_d plus the linear units: one position embedding, added last
+        if x.pe is None and x.fin != {Fraction(0)}:
+            return Coord()
+        total = simplified(linear if x.pe is None else BinOp("+", linear, x.pe))
+        x = Coord(pe=total, grid=pe_grid(total))
+    acc = _add(acc, x)
     return Coord(grid=acc.grid, offset=acc.offset) if acc.fin is None else Coord()
 
 
@@ -1536,6 +1555,28 @@ def _relu_apart(layer: FFNLayer, coords: dict, d: str) -> tuple | None:
     if centre is None or len(signs) != 1:
         return None
     return centre, tuple(terms), signs.pop()
+
+
+def _position_preactivation(u, coords: dict) -> Expr | None:
+    """A unit's pre-activation as an expression in (i, n) when every input is a position embedding."""
+    h: Expr = Num(u.bias)
+    for x, a in u.inputs:
+        if coords[x].pe is None:
+            return None
+        h = BinOp("+", h, BinOp("*", Num(a), coords[x].pe))
+    return h
+
+
+def _sign_on_rows(h: Expr, first: int) -> int:
+    """1 when h(i, n) ≥ 0 at every row first ≤ i ≤ n of every n ≥ 1, −1 when ≤ 0, 0 when neither is
+    proved: h free of i, or affine in i (then extreme at an end row)."""
+    if "i" in variables_of(h) and affine_in(h, "i") is None:
+        return 0
+    ends = [substitute(h, "i", row) for row in (Num(Fraction(first)), Var("n"))]
+    for sign in (1, -1):
+        if all(_holds(BinOp("*", Num(Fraction(sign)), e), strict=False) for e in ends):
+            return sign
+    return 0
 
 
 def _relu_den_bound(layer: FFNLayer, coords: dict, d: str) -> Coord:
@@ -1659,7 +1700,7 @@ def analyse(model: Model) -> Structure:
         else:
             fact = ffn_fact(k, layer, coords)
             facts.append(fact)
-            coords = ffn_coords(layer, coords, fact)
+            coords = ffn_coords(layer, coords, fact, first)
             joint = ffn_joint(layer, joint)
         history.append(coords)
         joints.append(joint)

@@ -20,7 +20,8 @@ Discharge.  Eight QF_NRA/QF_NIA queries and five false variants, refuted: terms 
 (x ≥ 0, y ≤ 0: the sum can be 0 with non-zero terms), a bias inside the ReLU (ReLU(z − b) can be
 small and non-zero), a threshold at the far end (t = L: y = c + s·L sits on θ), a grid offset 0
 claimed non-zero, and an extreme without the BOS key among its keys.  The kernel (``structure._relu_apart``) requires every unit to read one input,
-no bias, one sign of c_u, and an exact c; ``bounds._margin`` evaluates c and the L's in balls.
+no bias, one sign of c_u, and an exact c; ``bounds._margin`` evaluates c and the L's in balls, and (d)
+row by row when both vary with the row: t and |L_k| − t as one simplified expression each (c = 1/(2i), L = 1/i).
 """
 from __future__ import annotations
 
