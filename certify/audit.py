@@ -392,6 +392,7 @@ def _coord_statement(rec: dict):
         int(rec["zero_or_apart"]["side"]))
 
     bound = None if "bound" not in rec else (int(rec["bound"]["side"]), Fraction(rec["bound"]["value"]))
+    never = None if "never_equals" not in rec else Fraction(rec["never_equals"]["value"])
 
     def test(v: Fraction, p: int, n: int, is_bos: bool) -> str:
         if values is not None and v not in values:
@@ -412,6 +413,8 @@ def _coord_statement(rec: dict):
                    f"beyond it on side {apart[2]}"
         if bound is not None and bound[0] * (v - bound[1]) > 0:
             return f"value {v} is on the wrong side of {bound[1]} (side {bound[0]})"
+        if never is not None and v == never:
+            return f"value {v} is the value it is recorded never to take"
         if grid is not None:
             g = grid(p, n)
             if (v * g - offset).denominator != 1:

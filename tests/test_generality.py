@@ -647,19 +647,27 @@ def _offset_model(rng: random.Random, k: int) -> dict:
             "output": {"dim": "out", "position": rng.choice(["last", "all"]), "threshold": "1/2"}}
 
 
-def _offset_sweep(seed: int, count: int) -> tuple[int, int]:
-    """(certificates, of them with a finer-lattice head); every certificate brute-forced."""
-    rng, certified, finer = random.Random(seed), 0, 0
+def _sweep(make, seed: int, count: int, n_max: int, marked, audited: bool = False) -> tuple[int, int]:
+    """(certificates, of them those ``marked`` says use the rule aimed at) over ``count`` models drawn by
+    ``make``; every certificate brute-forced (and audited)."""
+    rng, certified, hits = random.Random(seed), 0, 0
     for k in range(count):
-        model = model_from_dict(_offset_model(rng, k))
-        outcome = certify(model, 1, 300, cfg=CertifyConfig(refute=False))
+        model = model_from_dict(make(rng, k))
+        outcome = certify(model, 1, n_max, cfg=CertifyConfig(refute=False))
         if outcome.verdict != "certified":
             continue
         certified += 1
-        finer += any("constant fraction" in h.get("lemma", "") for h in outcome.certificate["analysis"]["heads"])
-        words = words_up_to(model.alphabet, 1, 6, budget=300, random_words=6, random_max=60, seed=k)
+        hits += marked(outcome.certificate)
+        assert not audited or audit(outcome.certificate, model, max_len=5, cfg=AuditConfig(random_words=4)).ok
+        words = words_up_to(model.alphabet, 1, 6, budget=300, random_words=6, random_max=min(n_max, 120), seed=k)
         assert_certificate_holds(model, outcome.certificate["claim"], words)
-    return certified, finer
+    return certified, hits
+
+
+def _offset_sweep(seed: int, count: int) -> tuple[int, int]:
+    """(certificates, of them with a finer-lattice head)."""
+    return _sweep(_offset_model, seed, count, 300,
+                  lambda c: any("constant fraction" in h.get("lemma", "") for h in c["analysis"]["heads"]))
 
 
 def test_offsets_off_the_step_sweep_holds_by_brute_force():
@@ -671,3 +679,57 @@ def test_offsets_off_the_step_sweep_holds_by_brute_force():
 def test_offsets_off_the_step_sweep_large():
     certified, finer = _offset_sweep(4, 400)
     assert certified >= 100 and finer >= 15, (certified, finer)
+
+
+def _two_keys_model(rng: random.Random, k: int) -> dict:
+    """Two heads adding one selected key's value each into the output dim (aimed at L-two-keys): a token
+    preference (mostly two different tokens, sometimes one) with a position tie-break, values ±P(j) (often
+    opposite, so P₁ + P₂ is free of j) plus token offsets, thresholds on and off the reachable differences,
+    BOS or not, average heads too."""
+    alphabet = ["a", "b", "c"][:rng.choice([2, 3])]
+    bos = rng.random() < 0.5
+    token = {s: {f"t_{s}": 1} for s in alphabet} | ({"$": {"t_bos": 1}} if bos else {})
+    sign = rng.choice([1, -1])
+    heads, preferred = [], rng.sample(alphabet, 2) if rng.random() < 0.8 else [rng.choice(alphabet)] * 2
+    for h in range(2):
+        score = [["one", f"t_{preferred[h]}", 1], ["one", "p", rng.choice(["1/2", "-1/2", "1/4", "-1/3"])]]
+        if bos and rng.random() < 0.5:
+            score.append(["one", "t_bos", rng.choice(["1/4", "-1/4", "2"])])
+        value = [["out", "p", str(sign * (1 if h == 0 else rng.choice([-1, -1, -1, 2])))]]
+        value += [["out", f"t_{s}", rng.choice(["1", "-1", "2", "1/2"])] for s in alphabet if rng.random() < 0.3]
+        heads.append({"name": f"h{h}", "hard": rng.choice(["leftmost", "rightmost", "average"]),
+                      "visible": rng.choice(["all", "j<=i"]), "score": score, "value": value})
+    return {"format": "hardsoft.model/1", "name": f"two-keys-{k}", "alphabet": alphabet, "bos": "$" if bos else None,
+            "dims": ["one", "p"] + [f"t_{s}" for s in alphabet] + (["t_bos"] if bos else []) + ["out"],
+            "embed": {"token": token, "position": {"one": "1", "p": rng.choice(["i/n", "i/(n+1)", "2*i/(n+1)"])}},
+            "layers": [{"type": "attention", "heads": heads}],
+            "output": {"dim": "out", "position": rng.choice(["first", "last", "all"]),
+                       "threshold": rng.choice(["0", "0", "0", "1", "-1", "1/2", "2"])}}
+
+
+def _two_keys_sweep(seed: int, count: int) -> tuple[int, int]:
+    """(certificates, of them with an L-two-keys fact), each audited too."""
+    return _sweep(_two_keys_model, seed, count, 120,
+                  lambda c: any("never_equals" in f for f in c["facts"]["coords"]), audited=True)
+
+
+def test_two_keys_sweep_holds_by_brute_force():
+    certified, pairs = _two_keys_sweep(5, 40)
+    assert pairs >= 4, (certified, pairs)
+
+
+@pytest.mark.slow
+def test_two_keys_sweep_large():
+    certified, pairs = _two_keys_sweep(6, 300)
+    assert pairs >= 25, (certified, pairs)
+
+
+def test_two_heads_that_can_select_one_position_are_not_claimed_apart():
+    """Control for L-two-keys: first b minus last b is 0 on a word with one b (one position, one row)."""
+    data = json.loads((Path(__file__).parent / "fixtures" / "literature-independent" / "sorted-positions.json").read_text())
+    data["layers"][0]["heads"][1]["score"][0][1] = "is_b"
+    for head, sign in zip(data["layers"][0]["heads"], (1, -1)):
+        head["value"] = [["out", "pos", sign]]  # no token offsets: y = (j₁ − j₂)/n, 0 on a word with one b
+    model = model_from_dict(data)
+    assert analyse(model).coords[-1]["out"].avoids is None
+    assert certify(model, 1, 100).verdict != "certified"

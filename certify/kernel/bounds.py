@@ -551,7 +551,7 @@ def _hard_margin(coord, rng, threshold: Fraction, facts: dict) -> object:
     """min |y − θ| over every possible hard output y (0 when y can sit on θ); ``facts`` (balls at the output
     rows, :func:`_output_facts`): a grid |G| for y·G ∈ Z + o — with θ = p/q, (y − θ)·qG ∈ Z + (q·o mod 1)
     as pG is an integer, so a non-zero o' = q·o mod 1 keeps y at least min(o', 1 − o')/(q|G|) from θ
-    (1/(2n) + Z/n is never 0); L-zero-or-apart (c, L, s): y = c or s·(y − c) ≥ L, so with t = s·(θ − c)
+    (1/(2n) + Z/n is never 0), and 1/(q|G|) when y never equals θ (L-two-keys); L-zero-or-apart (c, L, s): y = c or s·(y − c) ≥ L, so with t = s·(θ − c)
     the distance is −t when t < 0 and min(t, L − t) when 0 < t < L."""
     if coord.fin is not None:
         return q_ball(min(abs(v - threshold) for v in coord.fin))
@@ -565,6 +565,8 @@ def _hard_margin(coord, rng, threshold: Fraction, facts: dict) -> object:
     share = (threshold.denominator * coord.offset) % 1
     if "grid" in facts and share and facts["grid"] > 0:
         return q_ball(min(share, 1 - share)) / (threshold.denominator * facts["grid"].upper())
+    if "grid" in facts and coord.avoids == threshold and facts["grid"] > 0:  # (y − θ)·qG: a non-zero integer
+        return q_ball(Fraction(1)) / (threshold.denominator * facts["grid"].upper())
     if "apart" in facts:
         centre, least, side = facts["apart"]
         beyond = side * (t - centre)

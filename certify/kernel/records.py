@@ -128,7 +128,8 @@ def facts_record(st) -> dict:
       / ``value_at_bos`` — the values at input rows / the value at the BOS row; ``denominator_at_most``
       — the value's denominator in lowest terms is at most that expression; ``zero_or_apart`` — the
       value equals ``centre`` or side·(value − centre) ≥ min |at_least| (L-zero-or-apart); ``bound`` —
-      side·(value − value_bound) ≤ 0 (an extreme head against an always-visible BOS key); ``exact_unless`` — at
+      side·(value − value_bound) ≤ 0 (an extreme head against an always-visible BOS key); ``never_equals`` —
+      the value is never that one (two heads' selected keys, L-two-keys); ``exact_unless`` — at
       every row whose hard value is not in this list, the soft value equals the hard one for every
       τ (the row's heads saw equal scores or exact inputs).
     * heads: ``equal_scores`` — all visible scores of a row are equal; ``levels`` (width w, size c
@@ -183,6 +184,8 @@ def _coord_record(c: Coord, written: bool) -> dict:
                                   "side": c.apart[2], "lemma": "L-zero-or-apart"}
     if c.bound is not None:
         entry["bound"] = {"side": c.bound[0], "value": str(c.bound[1]), "lemma": "L-zero-or-apart"}
+    if c.avoids is not None:
+        entry["never_equals"] = {"value": str(c.avoids), "lemma": "L-two-keys"}
     if c.exact_unless is not None and written:  # an embedding is exact: only written dims say more
         entry["exact_unless"] = [str(v) for v in sorted(c.exact_unless)]
     return entry

@@ -36,6 +36,8 @@ from dataclasses import dataclass, replace
 from fractions import Fraction
 from math import gcd, lcm, prod
 
+from flint import fmpq
+
 from ..errors import ExprError
 from ..expr import AltSign, BinOp, Expr, Neg, Num, Pow, Var, eval_exact, to_text, variables_of
 from ..model import AttentionLayer, FFNLayer, Head, Model, dims_written
@@ -45,6 +47,8 @@ from .positivity import positive_from
 MAX_COMBOS = 4096
 MAX_FIN = 4096
 MAX_MOVERS = 3  # distinct position-varying key grids of one lattice head (its gammas number 2^(2·movers + …))
+MAX_VERTEX_DEN = 8  # L-lookup: a vertex b with 2b = m/K is tried for K up to this
+EVENTUAL_SIGN_FROM = 64  # a ReLU input that is a function of n alone must keep one sign from some n below this
 MAX_MEANS = 256  # a bounded model's mean values are enumerated only up to this many (downstream products grow with it)
 
 
@@ -73,6 +77,7 @@ class Coord:
     apart: tuple[Expr, tuple[Expr, ...], int] | None = None
     # (s, b): s·(value − b) ≤ 0 — an extreme head's output against an always-visible BOS key (L-zero-or-apart)
     bound: tuple[int, Fraction] | None = None
+    avoids: Fraction | None = None  # the hard value never equals this (L-two-keys: two heads' selected keys)
 
 
 @dataclass(frozen=True)
@@ -380,7 +385,7 @@ def classify_head(layer: int, head: Head, coords: dict, first: int, joint: Joint
         rules = [lambda: _special_key(layer, shadow, coords, first), lambda: _lookup(layer, shadow, coords, first),
                  lambda: _distinct(layer, shadow, coords, first),
                  lambda: _gap(layer, shadow, coords, queries, [_row_constant(q) for q in queries], first)]
-    rules += [lambda: _joint(layer, shadow, coords, joint), lambda: _lattice(layer, shadow, coords, first)]
+    rules += [lambda: _joint(layer, shadow, coords, joint), lambda: _lattice(layer, shadow, coords, first, joint)]
     reasons = []
     for rule in rules:
         try:
@@ -430,12 +435,12 @@ def _lookup(layer: int, head: Head, coords: dict, first: int) -> HeadFact | None
     vertex = BinOp("/", BinOp("+", BinOp("/", BinOp("-", s1, s0), alpha), Num(Fraction(1))), Num(Fraction(2)))
     j = Var("j")
     shape = BinOp("-", BinOp("*", BinOp("*", Num(Fraction(2)), vertex), j), BinOp("*", j, j))
-    if not integer_polynomial(vertex, names) or not is_zero(
-            BinOp("-", score, BinOp("+", s0, BinOp("*", alpha, shape))), names + ("j",)):
+    den = _vertex_denominator(vertex, names)
+    if den is None or not is_zero(BinOp("-", score, BinOp("+", s0, BinOp("*", alpha, shape))), names + ("j",)):
         return None
     for m in symbols:  # α is free of the symbols (checked above)
         alpha = substitute(alpha, m, Num(Fraction(0)))
-    alpha = simplified(alpha)
+    alpha = simplified(BinOp("/", alpha, Num(Fraction(den))))  # distinct scores are ≥ α/K apart
     if affine_in(BinOp("/", Num(Fraction(1)), alpha), "i") is None:
         return None
     ends = tuple(simplified(substitute(alpha, "i", row)) for row in (Num(Fraction(first)), Var("n")))
@@ -443,7 +448,35 @@ def _lookup(layer: int, head: Head, coords: dict, first: int) -> HeadFact | None
         return None  # a convex score (α < 0, e.g. +j²) has no vertex maximum: not a lookup
     return HeadFact(layer, head, "lookup", step=alpha, step_ends=ends, homogeneous=True,
                     lemma="L-lookup (score α·(2b·j − j²), b an integer: unique maximum, ≤ 2 keys a level of "
-                          "width α; L-ziggurat with c = 2)")
+                          "width α; L-ziggurat with c = 2)" if den == 1 else
+                    f"L-lookup (score α·(2b·j − j²), 2b = m/{den} with m ≢ {den} mod {2 * den}: unique maximum, "
+                    f"distinct scores ≥ α/{den} apart, ≤ 2 keys a level of that width; L-ziggurat with c = 2)")
+
+
+def _vertex_denominator(vertex: Expr, names: tuple) -> int | None:
+    """K with 2b = m/K, m an integer polynomial with m ≢ K (mod 2K) at every integer point (1 when b itself is
+    an integer polynomial): then a tie at the top needs b ∈ Z, and distinct scores are ≥ α/K apart (L-lookup).
+    The residues of m mod 2K repeat with period 2K in each variable (integer coefficients), so they are enumerated."""
+    if integer_polynomial(vertex, names):
+        return 1
+    twice = BinOp("*", Num(Fraction(2)), vertex)
+    for k in range(2, MAX_VERTEX_DEN + 1):
+        normal = normal_form(BinOp("*", Num(Fraction(k)), twice), names)
+        if normal is None or not normal[1].is_constant():
+            continue
+        m = normal[0] / normal[1].leading_coefficient()
+        if any(c.denominator != 1 for c in m.coeffs()):
+            continue
+        moving = [v for v, d in zip(names, m.degrees()) if d]
+        if (2 * k) ** len(moving) > MAX_COMBOS:
+            return None
+        at = {v: 0 for v in names}
+        for point in itertools.product(range(2 * k), repeat=len(moving)):
+            at.update(zip(moving, point))
+            if int(m(*(fmpq(at[v]) for v in names))) % (2 * k) == k:
+                return None
+        return k
+    return None
 
 
 def _distinct(layer: int, head: Head, coords: dict, first: int) -> HeadFact | None:
@@ -785,7 +818,7 @@ def _joint_values(dims: list[str], coords: dict, joint: Joint | None) -> list[tu
     return [tuple((r, f)[at[d][0]][at[d][1]] for d in dims) for r in rows for f in itertools.product(*(sorted(v) for v in sets))]
 
 
-def _lattice(layer: int, head: Head, coords: dict, first: int) -> HeadFact:
+def _lattice(layer: int, head: Head, coords: dict, first: int, joint: Joint | None = None) -> HeadFact:
     """L-gap on a lattice.  A term c·q·k with q = a/G_q (G_q the query's integral grid, or an unknown
     integer ≤ B when only the denominator bound B is known) and k·G_k ∈ Z moves a row's scores by
     multiples of c/(G_q·G_k); with g the gcd of the c's, every score difference is a multiple of
@@ -795,7 +828,7 @@ def _lattice(layer: int, head: Head, coords: dict, first: int) -> HeadFact:
     lattice term by term; terms with a fixed key grid scale that lattice, like query grids; a key known
     by a denominator bound d(j) ≤ B(j) acts as such a G with |G| ≤ B);
     |G| (and an affine bound B(i)) is largest at an end row."""
-    exact, bounds, kgrids, coefs = {}, {}, [], []
+    exact, bounds, kgrids, coefs = {}, {}, [], []  # exact: the distinct fixed query grids
     for q, k, c in head.score:
         gq, gk = integral_grid(coords[q]), integral_grid(coords[k])
         if gk is None and coords[k].den_bound is not None:  # k(j)·d(j) ∈ Z, d(j) an unknown integer ≤ B(j)
@@ -816,13 +849,14 @@ def _lattice(layer: int, head: Head, coords: dict, first: int) -> HeadFact:
             movers.append(g)
     if len(movers) > MAX_MOVERS or any(affine_in(_bound(m), "i") is None for m in movers):
         raise Unsupported(f"lattice: more than {MAX_MOVERS} key grids vary with the position, or one is not affine in it")
+    fixed_keys: dict = {}  # kept apart from the query grids: a term with G on both sides needs G² (lcm of Gq·Gk ≤ lcm Gq · lcm Gk)
     for g in kgrids:  # a fixed key grid multiplies the lattice's denominator like a query grid
         if not isinstance(g, DenBound) and "i" not in variables_of(g):
-            exact.setdefault(to_text(simplified(g, ("n",))), g)
+            fixed_keys.setdefault(to_text(simplified(g, ("n",))), g)
     if len(bounds) > 2:
         raise Unsupported("lattice: more than two query dims known only by denominator bounds")
     base: Expr = Num(_rational_gcd(coefs))
-    for g in exact.values():
+    for g in [*exact.values(), *fixed_keys.values()]:
         base = BinOp("/", base, g)
     ends = lambda e: [substitute(e, "i", row) for row in (Num(Fraction(first)), Var("n"))]  # noqa: E731
     factors = [ends(b) for b in bounds.values()]
@@ -830,11 +864,13 @@ def _lattice(layer: int, head: Head, coords: dict, first: int) -> HeadFact:
         factors += [ends(_bound(m))] * 2
     gammas = tuple(simplified(_divided(base, pick), ("n",)) for pick in itertools.product(*factors))
     unique = _injective(head, coords)
-    if head.hard != "average" and not unique:
-        raise Unsupported(f"lattice: query-dependent scores under {head.hard}-hard attention "
-                          "(tied maxima cannot be excluded)")
+    homogeneous = unique or _value_is_score(head, coords) or head.hard != "average" and _maxima_one_value(
+        head, coords, joint, first)
+    if head.hard != "average" and not homogeneous:
+        raise Unsupported(f"lattice: tied maxima with different values cannot be excluded under {head.hard}-hard "
+                          "attention")
     return HeadFact(layer, head, "gap", delta_key=simplified(base, ("n",)), gammas=gammas,
-                    homogeneous=unique or _value_is_score(head, coords),
+                    homogeneous=homogeneous,
                     lemma="L-gap (score differences on a lattice of step |U(n)|)")
 
 
@@ -1109,6 +1145,36 @@ def _query_means(head: Head, coords: dict, first: int, table: tuple, q: dict, ow
     return None if means is None else (set(means), set())
 
 
+def _maxima_one_value(head: Head, coords: dict, joint: Joint | None, first: int) -> bool:
+    """L-maxima-classes for a leftmost/rightmost head: at every query value the maximal keys carry one value
+    (so soft attention, which averages them, agrees with the one the hard rule picks).  Scores F_q(class) +
+    P_q(j): with P_q ≡ 0 every level of F_q carries one value; with P_q injective a level holds at most one
+    maximal key, so every pair of levels that may tie (:func:`never_tie`) must carry one common value."""
+    table = _query_table(replace(head, hard="average"), coords, joint)
+    if table is None:
+        return False
+    qdims, qrows, shadow, fdims, pdims, classes, carried = table[:7]
+    for qc in qrows:
+        q = dict(zip(qdims, qc))
+        weight: dict = {}
+        for a, b, c in shadow:
+            weight[b] = weight.get(b, Fraction(0)) + c * q[a]
+        levels: dict = {}
+        for k, v in zip(classes, carried):
+            levels.setdefault(sum((weight[d] * k[d] for d in fdims if d in weight), Fraction(0)), set()).add(v)
+        position = [(weight[d], coords[d].pe) for d in pdims if weight[d]]
+        if not position:
+            if any(len(vs) > 1 for vs in levels.values()):
+                return False
+            continue
+        pe = _position_sum(position)
+        if not _injective_in_position(position) or any(
+                not (levels[f] == levels[g] and len(levels[f]) == 1) and not never_tie(g - f, pe, head.visible, first)
+                for f, g in itertools.combinations(sorted(levels), 2)):
+            return False
+    return True
+
+
 def harmonic_distance(spread: tuple, threshold: Fraction) -> Fraction:
     """inf |y − θ| over y ∈ points ∪ {v + d/k : k ≥ 1}: k ↦ v + d/k is monotone, so per family the
     infimum is at k = 1, at the integers next to the crossing k* = d/(θ − v), or the limit |v − θ|."""
@@ -1148,8 +1214,11 @@ def _injective_in_position(terms) -> bool:
     at j ≠ k ≥ 0, n ≥ 1, and D ≠ 0 wherever the embedding is defined."""
     score = _position_sum(terms)
     names = ("i", "k", "n")
-    quotient = normal_form(BinOp("/", BinOp("-", score, substitute(score, "i", Var("k"))),
-                                 BinOp("-", Var("i"), Var("k"))), names)
+    try:
+        quotient = normal_form(BinOp("/", BinOp("-", score, substitute(score, "i", Var("k"))),
+                                     BinOp("-", Var("i"), Var("k"))), names)
+    except ExprError:  # (-1)^i next to i: not a rational function of the position
+        return False
     if quotient is None or quotient[0].is_zero():
         return False
     num = quotient[0]
@@ -1174,8 +1243,11 @@ def _monotone(terms, at_zero: bool) -> tuple[int, bool] | None:
     and D's of one sign (each variable is ≥ 0), D ≠ 0 by a monomial in n alone (k-free at k = 0); strict
     when N has such a monomial too."""
     score = _position_sum(terms)
-    quotient = normal_form(BinOp("/", BinOp("-", score, substitute(score, "i", Var("k"))),
-                                 BinOp("-", Var("i"), Var("k"))), ("i", "k", "n"))
+    try:
+        quotient = normal_form(BinOp("/", BinOp("-", score, substitute(score, "i", Var("k"))),
+                                     BinOp("-", Var("i"), Var("k"))), ("i", "k", "n"))
+    except ExprError:
+        return None
     if quotient is None or quotient[0].is_zero():
         return None
     signs = [{c > 0 for _, c in p.terms()} for p in quotient]
@@ -1413,6 +1485,8 @@ def ffn_coords(layer: FFNLayer, coords: dict, fact: FFNFact, first: int) -> dict
     outs = sorted({d for u in layer.units for d, _ in u.outputs})
     for d in outs:
         new[d] = _relu_grid(layer, coords, d, first)
+        if (values := _length_flag(layer, coords, d)) is not None:
+            new[d] = Coord(fin=values, grid=Num(Fraction(_den_lcm(values))))
     if fact.combos is not None:
         results = _ffn_values(layer, fact.dims, fact.combos, fact.pre, outs)
         for d in outs:
@@ -1520,7 +1594,8 @@ def _relu_grid(layer: FFNLayer, coords: dict, d: str, first: int) -> Coord:
         total = simplified(linear if x.pe is None else BinOp("+", linear, x.pe))
         x = Coord(pe=total, grid=pe_grid(total))
     acc = _add(acc, x)
-    return Coord(grid=acc.grid, offset=acc.offset) if acc.fin is None else Coord()
+    # every unit finite: the value set from the inputs' sets (ffn_coords prefers the joint combos when known)
+    return Coord(grid=acc.grid, offset=acc.offset) if acc.fin is None else Coord(fin=acc.fin, grid=acc.grid)
 
 
 def _zero_or_at_least(c: Coord) -> Expr | None:
@@ -1555,6 +1630,37 @@ def _relu_apart(layer: FFNLayer, coords: dict, d: str) -> tuple | None:
     if centre is None or len(signs) != 1:
         return None
     return centre, tuple(terms), signs.pop()
+
+
+def _length_flag(layer: FFNLayer, coords: dict, d: str) -> frozenset | None:
+    """x_d (one constant) + Σ c·ReLU(h_u(n)) with every h_u a function of n alone (position embeddings free of
+    i): past the first N from which each h_u keeps one sign (> 0 or < 0 for every n ≥ N, or ≡ 0), the sum is
+    x_d + Σ over the positive units of c·h_u, a constant when it simplifies to one; below N it is evaluated
+    exactly at each n.  So [n ≥ 2] = ReLU(n − 1) − ReLU(n − 2) takes the values {0, 1}; None otherwise."""
+    units = [(u, c) for u in layer.units if (c := sum((v for e, v in u.outputs if e == d), Fraction(0)))]
+    x = coords[d]
+    hs = [_position_preactivation(u, coords) for u, _ in units]
+    if not units or x.fin is None or len(x.fin) != 1 or any(h is None or "i" in variables_of(h) for h in hs):
+        return None
+    start, tail = 1, Num(next(iter(x.fin)))
+    for (_, c), h in zip(units, hs):
+        if is_zero(h, ("n",)):
+            continue
+        sign = next(((n, s) for n in range(1, EVENTUAL_SIGN_FROM) for s in (1, -1)
+                     if positive_from(BinOp("*", Num(Fraction(s)), h), n)), None)
+        if sign is None:
+            return None
+        start = max(start, sign[0])
+        tail = BinOp("+", tail, BinOp("*", Num(c), h)) if sign[1] > 0 else tail
+    tail = simplified(tail, ("n",))
+    if not isinstance(tail, Num):
+        return None
+    try:
+        early = {next(iter(x.fin)) + sum((c * max(eval_exact(h, {"n": n}), Fraction(0)) for (_, c), h in zip(units, hs)),
+                                          Fraction(0)) for n in range(1, start)}
+    except (ExprError, ZeroDivisionError):
+        return None
+    return frozenset(early | {tail.value})
 
 
 def _position_preactivation(u, coords: dict) -> Expr | None:
@@ -1695,6 +1801,9 @@ def analyse(model: Model) -> Structure:
             facts.append(tuple(heads))
             coords_before = coords
             coords = attention_coords(layer, coords, first, heads, model.max_length, joint)
+            o = model.output.dim
+            if not model.output.argmax and _two_keys_avoid(heads, o, model.output.threshold, coords_before, joint, first):
+                coords[o] = replace(coords[o], avoids=model.output.threshold)
             coords.update({o: Coord() for h in layer.heads if (k, h.name) not in live for o, _, _ in h.value})
             joint = attention_joint(layer, joint, coords_before, first)
         else:
@@ -1707,6 +1816,59 @@ def analyse(model: Model) -> Structure:
     if blockers:
         raise Unsupported("; ".join(blockers), blockers)
     return Structure(first, tuple(history), tuple(facts), tuple(joints))
+
+
+def _key_value(head: Head, out: str, coords: dict, joint: Joint) -> tuple[dict, Expr] | None:
+    """The value a head writes to ``out`` from key j as (weights of symbol-determined dims, P(j)): the
+    P part from position-embedded dims, or None when a value dim is neither."""
+    weights, pe = {}, Num(Fraction(0))
+    for o, x, c in head.value:
+        if o != out:
+            continue
+        if x in joint.dims:
+            weights[x] = weights.get(x, Fraction(0)) + c
+        elif coords[x].pe is not None and coords[x].fin is None:
+            pe = BinOp("+", pe, BinOp("*", Num(c), coords[x].pe))
+        else:
+            return None
+    return weights, pe
+
+
+def _two_keys_avoid(facts: tuple, out: str, theta: Fraction, coords: dict, joint: Joint, first: int) -> bool:
+    """L-two-keys: ``out`` (a known constant x₀ before the layer) written by exactly two heads, each of
+    which outputs one visible key's value (an extreme head, or an average head whose maxima carry one
+    value), V_h(j) = T_h(row_j) + P_h(j) with P₁(j) + P₂(j) free of j: y − θ = σ·(j₁ − j₂) + C(rows) is
+    never 0 — C = 0 needs j₁ = j₂ with two different rows at one position; C ≠ 0 needs j₁ − j₂ = −C/σ,
+    beyond the key distance or (σ constant) not an integer (sortedness: first b − last a ≠ 0)."""
+    writers = [f for f in facts if any(o == out for o, _, _ in f.head.value)]
+    if len(writers) != 2 or coords[out].fin is None or len(coords[out].fin) != 1 or not joint.dims:
+        return False
+    if any(f.kind in ("uniform", "unsupported") or f.head.hard == "average" and not f.homogeneous
+           or may_be_empty(f.head.visible) for f in writers):
+        return False
+    parts = [_key_value(f.head, out, coords, joint) for f in writers]
+    if any(p is None for p in parts):
+        return False
+    (w1, p1), (w2, p2) = parts
+    line, rest = affine_in(p1, "i"), affine_in(BinOp("+", p1, p2), "i")
+    if line is None or rest is None or not is_zero(rest[0], ("i", "n")) or \
+            not (_holds(line[0]) or _holds(BinOp("-", Num(Fraction(0)), line[0]))):  # σ ≠ 0 at every n
+        return False
+    visible = writers[0].head.visible if writers[0].head.visible == writers[1].head.visible else "all"
+    base = BinOp("-", BinOp("+", rest[1], Num(next(iter(coords[out].fin)))), Num(theta))  # P₁ + P₂ + x₀ − θ
+    rows = joint.project(list(joint.dims))
+    for r1, r2 in itertools.product(rows, repeat=2):
+        const = sum((c * r1[joint.dims.index(d)] for d, c in w1.items()), Fraction(0)) + \
+            sum((c * r2[joint.dims.index(d)] for d, c in w2.items()), Fraction(0))
+        offset = simplified(BinOp("+", base, Num(const)), ("n",))
+        if is_zero(offset, ("n",)):
+            if r1 == r2:  # one position: y = θ
+                return False
+            continue
+        ratio = simplified(BinOp("/", offset, line[0]), ("n",))  # a tie needs j₂ − j₁ = C/σ
+        if not (isinstance(ratio, Num) and ratio.value.denominator != 1 or always_apart(ratio, visible, first)):
+            return False
+    return True
 
 
 def first_row_exact(model: Model) -> bool:

@@ -13,6 +13,8 @@ Human proof (≤ 5 lines).
 
 Discharge.  Steps 1–2: QF_NRA; step 3: QF_NIA on offsets d = j − a (three distinct
 integer offsets in one band is unsat); step 4: ball check of Σ 2q^{d²} against 2q/(1−q) at sample q.
+A vertex off the integers (2a = m/K, m ≢ K mod 2K, e.g. a = (2n + 1)/4): QF_NIA for the spacing β/K of
+distinct scores (a control keeps the ties), an exact residue check that a tie at the top needs a ∈ Z.
 """
 from __future__ import annotations
 
@@ -69,16 +71,42 @@ def _quadratic_series_check(terms: int = 40) -> bool:
     return True
 
 
+FRACTION = ("x", "y")
+
+
+def fractional_vertex_spacing(B, v, excluded=True):
+    """2a = m/K: two scores β(2aj − j²) differ by (β/K)·x·y with the integers x = j1 − j2 ≠ 0 and
+    y = K(j1 + j2) − m, so by ≥ β/K unless they tie (y = 0)."""
+    x, y = (v[k] for k in FRACTION)
+    hyps = [B.not_(B.eq(x, 0))] + ([B.not_(B.eq(y, 0))] if excluded else [])
+    return hyps, B.or_(B.ge(x * y, 1), B.le(x * y, -1))
+
+
+def fractional_vertex_with_ties(B, v):
+    return fractional_vertex_spacing(B, v, excluded=False)
+
+
+def _vertex_residues_check() -> bool:
+    """A tie j1 + j2 = 2a = m/K needs K | m; with m ≢ K (mod 2K) that makes 2K | m, a = m/(2K) an integer: the
+    maximum at j = a is unique (a half-integer vertex, the only tie at the top, is excluded)."""
+    return all(m % (2 * K) == 0 for K in range(1, 17) for m in range(2 * K) if m % K == 0 and m != K)
+
+
 LEMMA = Lemma(
     name="L-lookup",
-    statement="β(2aj − j²) has unique max at j = a, gaps β(j−a)² ≥ β, ≤ 2 positions per band: ziggurat g=β, c=2",
+    statement="β(2aj − j²) has unique max at j = a, gaps β(j−a)² ≥ β, ≤ 2 positions per band: ziggurat g=β, c=2; "
+              "a vertex 2a = m/K with m ≢ K (mod 2K): unique max, distinct scores ≥ β/K apart: g = β/K, c = 2",
     queries=(
         Query("identity-and-gap", ("beta", "a", "j"), identity_and_gap),
         Query("at-most-two-per-band", BAND3, at_most_two_per_band, ints=BAND3),
+        Query("fractional-vertex-spacing", FRACTION, fractional_vertex_spacing, ints=FRACTION),
     ),
-    checks=(Check("quadratic-series", _quadratic_series_check, "closed form + arb"),),
+    checks=(Check("quadratic-series", _quadratic_series_check, "closed form + arb"),
+            Check("vertex-residues", _vertex_residues_check, "exact")),
     controls=(
         Control("L-lookup/one-per-band", Query("one-per-band", BAND2, at_most_one_per_band, ints=BAND2)),
         Control("L-lookup/gap-2beta", Query("gap-2beta", ("beta", "a", "j"), gap_two_beta)),
+        Control("L-lookup/fractional-vertex-ties", Query("fractional-vertex-ties", FRACTION, fractional_vertex_with_ties,
+                                                         ints=FRACTION)),
     ),
 )
