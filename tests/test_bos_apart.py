@@ -57,14 +57,29 @@ def test_a_default_half_a_step_from_the_last_key_narrows_the_bands(hard):
                              words_up_to(model.alphabet, 1, 8, budget=300, random_words=6, random_max=200, seed=9))
 
 
-@pytest.mark.parametrize("default", ["3/4", "7/8", "-1/4"])
+@pytest.mark.parametrize("default", ["3/4", "7/8"])
 def test_a_default_inside_the_ladder_is_refused(default):
     """a keys score 1 − j/(2(n+1)) ∈ (1/2, 1) and b keys −j/(2(n+1)) ∈ (−1/2, 0): a default inside
-    either range comes arbitrarily close to some key as n grows — not L-bos-apart, and not certified."""
+    the a range comes arbitrarily close to (and ties) an a key as n grows, and BOS carries another value
+    than the a keys — not L-bos-apart, and not certified."""
     model = model_from_dict(_first_a(default))
     with pytest.raises(Unsupported, match="L-bos-apart"):
         classify_head(0, model.layers[0].heads[0], embed_coords(model), 0)
     assert certify(model, 1, 100, cfg=CertifyConfig(refute=False)).verdict != "certified"
+
+
+def test_a_default_inside_the_range_of_its_own_value_ties_harmlessly():
+    """The default −1/4 sits inside the b range, so BOS can tie a b key — but both carry is_a = 0: the
+    leftmost head's tied maxima carry one value (L-maxima-classes), soft averaging them changes nothing,
+    and the lattice of step 1/(4(n + 1)) bounds the gaps: certified, and it holds by brute force."""
+    model = model_from_dict(_first_a("-1/4"))
+    fact = classify_head(0, model.layers[0].heads[0], embed_coords(model), 0)
+    assert fact.kind == "gap" and fact.homogeneous and not fact.bos_off_lattice
+    outcome = certify(model, 1, 150, cfg=CertifyConfig(refute=False))
+    assert outcome.verdict == "certified", outcome.blockers
+    assert audit(outcome.certificate, model, max_len=5).ok
+    assert_certificate_holds(model, outcome.certificate["claim"],
+                             words_up_to(model.alphabet, 1, 8, budget=400, random_words=8, random_max=150, seed=4))
 
 
 def test_drawn_bos_defaults_are_never_unsound():
