@@ -1104,10 +1104,7 @@ def _query_means(head: Head, coords: dict, first: int, table: tuple, q: dict, ow
     qdims, _, shadow, fdims, pdims, classes, carried, (bos_classes, bos_queries), outs = table
     if first == 0 and head.visible == "j<i" and tuple(q[d] for d in qdims) in bos_queries:
         return {(Fraction(0),) * len(outs)}, set()  # the BOS row alone has these query values: it sees no key
-    weight: dict = {}
-    for a, b, c in shadow:
-        weight[b] = weight.get(b, Fraction(0)) + c * q[a]
-    scores = [sum((weight[d] * k[d] for d in fdims if d in weight), Fraction(0)) for k in classes]
+    weight, scores = _class_scores(shadow, fdims, classes, q)
     position = [(weight[d], coords[d].pe) for d in pdims if weight[d]]
     levels: dict = {}
     if not position:  # the maxima are one level of F_q: one value there, or nothing is known
@@ -1145,6 +1142,14 @@ def _query_means(head: Head, coords: dict, first: int, table: tuple, q: dict, ow
     return None if means is None else (set(means), set())
 
 
+def _class_scores(shadow, fdims: list, classes: list, q: dict) -> tuple[dict, list]:
+    """(each key dim's weight at the query values q, F_q of every key class)."""
+    weight: dict = {}
+    for a, b, c in shadow:
+        weight[b] = weight.get(b, Fraction(0)) + c * q[a]
+    return weight, [sum((weight[d] * k[d] for d in fdims if d in weight), Fraction(0)) for k in classes]
+
+
 def _maxima_one_value(head: Head, coords: dict, joint: Joint | None, first: int) -> bool:
     """L-maxima-classes for a leftmost/rightmost head: at every query value the maximal keys carry one value
     (so soft attention, which averages them, agrees with the one the hard rule picks).  Scores F_q(class) +
@@ -1155,13 +1160,10 @@ def _maxima_one_value(head: Head, coords: dict, joint: Joint | None, first: int)
         return False
     qdims, qrows, shadow, fdims, pdims, classes, carried = table[:7]
     for qc in qrows:
-        q = dict(zip(qdims, qc))
-        weight: dict = {}
-        for a, b, c in shadow:
-            weight[b] = weight.get(b, Fraction(0)) + c * q[a]
+        weight, scores = _class_scores(shadow, fdims, classes, dict(zip(qdims, qc)))
         levels: dict = {}
-        for k, v in zip(classes, carried):
-            levels.setdefault(sum((weight[d] * k[d] for d in fdims if d in weight), Fraction(0)), set()).add(v)
+        for f, v in zip(scores, carried):
+            levels.setdefault(f, set()).add(v)
         position = [(weight[d], coords[d].pe) for d in pdims if weight[d]]
         if not position:
             if any(len(vs) > 1 for vs in levels.values()):
@@ -1212,13 +1214,7 @@ def _injective_in_position(terms) -> bool:
     (P(j) − P(k))/(j − k) = N/D in lowest terms with N a non-zero constant, or N's coefficients all
     of one sign with a monomial n^c alone or both a monomial in (j, n) and one in (k, n) — then N ≠ 0
     at j ≠ k ≥ 0, n ≥ 1, and D ≠ 0 wherever the embedding is defined."""
-    score = _position_sum(terms)
-    names = ("i", "k", "n")
-    try:
-        quotient = normal_form(BinOp("/", BinOp("-", score, substitute(score, "i", Var("k"))),
-                                     BinOp("-", Var("i"), Var("k"))), names)
-    except ExprError:  # (-1)^i next to i: not a rational function of the position
-        return False
+    quotient = _difference_quotient(terms)
     if quotient is None or quotient[0].is_zero():
         return False
     num = quotient[0]
@@ -1232,6 +1228,17 @@ def _injective_in_position(terms) -> bool:
     return len(signs) == 1 and (only_n or pure_j and pure_k)
 
 
+def _difference_quotient(terms):
+    """(P(j) − P(k))/(j − k) = N/D in lowest terms over (j, k, n) for P = Σ w·pe, or None (also for
+    (-1)^i next to i: not a rational function of the position)."""
+    score = _position_sum(terms)
+    try:
+        return normal_form(BinOp("/", BinOp("-", score, substitute(score, "i", Var("k"))),
+                                 BinOp("-", Var("i"), Var("k"))), ("i", "k", "n"))
+    except ExprError:
+        return None
+
+
 def _may_be_bos(values: dict, coords: dict) -> bool:
     """Whether the BOS key may have these values (none differs from a known BOS value)."""
     return all(coords[d].at_bos is None or coords[d].at_bos == v for d, v in values.items())
@@ -1242,12 +1249,7 @@ def _monotone(terms, at_zero: bool) -> tuple[int, bool] | None:
     ``at_zero``: for k = 0 only.  Proved from (P(j) − P(k))/(j − k) = N/D with N's coefficients of one sign
     and D's of one sign (each variable is ≥ 0), D ≠ 0 by a monomial in n alone (k-free at k = 0); strict
     when N has such a monomial too."""
-    score = _position_sum(terms)
-    try:
-        quotient = normal_form(BinOp("/", BinOp("-", score, substitute(score, "i", Var("k"))),
-                                     BinOp("-", Var("i"), Var("k"))), ("i", "k", "n"))
-    except ExprError:
-        return None
+    quotient = _difference_quotient(terms)
     if quotient is None or quotient[0].is_zero():
         return None
     signs = [{c > 0 for _, c in p.terms()} for p in quotient]
