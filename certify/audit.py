@@ -244,11 +244,12 @@ class _Plan:
         theta = self.model.output.threshold
         positions = [run.first_position + r for r in run.output_rows]
         argmax = bool(self.model.output.argmax)
-        # exact rows (hard value off the output's exact_unless, exact arithmetic) need only be off θ
+        # exact rows (hard value off the output's exact_unless, exact arithmetic) need no margin: soft = hard
+        # there (audited by _check_exact_rows to the confirmation slack), which decides as hard, on θ too
         exact = None if argmax or "precision" in self.claim else self.exact_unless.get((self.output_written, self.model.output.dim))
         for y, p in zip(run.outputs, positions):
             clear = (_top_two(y)[0] - _top_two(y)[1]) / 2 if argmax else abs(y - theta)
-            if exact is not None and y not in exact and clear > 0:
+            if exact is not None and y not in exact:
                 continue
             if clear < margin:
                 fail(f"boxes[n={box['n'] if box else 'claim'}].margin_lower", p,
@@ -256,14 +257,16 @@ class _Plan:
                      f"{'a tie (half its top gap)' if argmax else 'the threshold'}, below {margin}")
         if fast is None:
             return len(positions)
+        on_exact_row = [exact is not None and y not in exact for y in run.outputs]  # a decision by rounding at θ
         suspicious = any(_distance(s, h, float) > float(bound) + self.cfg.screen_tolerance * max(1.0, _size(h))
-                         or (first_argmax(s) if argmax else bool(s > float(theta))) != d
-                         for s, h, d in zip(fast.outputs, run.outputs, run.decisions))
+                         or not skip and (first_argmax(s) if argmax else bool(s > float(theta))) != d
+                         for s, h, d, skip in zip(fast.outputs, run.outputs, run.decisions, on_exact_row))
         if suspicious:
-            exact = soft_run(self.model, word, self.tau, dps=self.cfg.confirm_dps)
-            for s, sd, h, d, p in zip(exact.outputs, exact.decisions, run.outputs, run.decisions, positions):
+            confirmed = soft_run(self.model, word, self.tau, dps=self.cfg.confirm_dps)
+            for s, sd, h, d, p, skip in zip(confirmed.outputs, confirmed.decisions, run.outputs, run.decisions, positions,
+                                            on_exact_row):
                 diff = _distance(s, h, _mp_fraction)
-                if diff > bound + self.cfg.confirm_slack or sd != d:
+                if diff > bound + self.cfg.confirm_slack or sd != d and not skip:
                     fail(f"boxes[n={box['n'] if box else 'claim'}].error_upper", p,
                          f"soft output {format_value(s)} vs hard {format_value(h)} (|Δ| {float(diff):.6g} > {bound}); "
                          f"decisions soft {sd}, hard {d}")

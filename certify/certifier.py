@@ -219,10 +219,11 @@ def derive_blockers(model: Model, st: Structure, probes: list[tuple[int, int]], 
             continue
         if not report.margin > 0:
             coord = st.coords[-1][model.output.dim] if not model.output.argmax else None
-            known = "its hard values are not known to a finite set" if coord is None or coord.fin is None else \
-                "one of its hard values is the threshold"
-            out.append(f"output dim {model.output.dim or 'argmax'!r}: margin 0 ({known}: a hard output on the "
-                       "threshold is decided by rounding)")
+            values = None if coord is None else coord.exact_unless if coord.exact_unless is not None else coord.fin
+            known = "its hard values there are not known to a finite set" if values is None else \
+                "one of its hard values there is the threshold"
+            out.append(f"output dim {model.output.dim or 'argmax'!r}: margin 0 at the rows where soft may leak "
+                       f"({known}: leakage decides a hard output on the threshold)")
         else:
             out.append(f"at n in [{box[0]}, {box[1]}] the output error bound {upper(report.err)} is not below the "
                        f"margin {lower(report.margin)} even at τ = {to_text(tau)}")

@@ -100,7 +100,9 @@ def _ffn(model: Model, layer: FFNLayer, rows: list[list], zero) -> list[list]:
 
 
 def _attention(model: Model, layer: AttentionLayer, rows: list[list], weights, zero) -> list[list]:
-    """Apply every head of the layer; ``weights(head, scores)`` gives the attention row."""
+    """Apply every head of the layer; ``weights(head, scores)`` gives the attention row up to a positive
+    factor, divided out once per row: a row of equal scores averages as (Σ v)/m in mpmath, as in real
+    arithmetic (weights 1/m rounded first moved an exact mean such as 9/18 off 1/2)."""
     index = {d: k for k, d in enumerate(model.dims)}
     first = 0 if model.bos else 1
     last = first + len(rows) - 1
@@ -120,24 +122,25 @@ def _attention(model: Model, layer: AttentionLayer, rows: list[list], weights, z
                     weights_k[k] = weights_k.get(k, zero) + c * xi[q]
             scores = [sum((w * rows[j - first][k] for k, w in weights_k.items()), zero) for j in keys]
             alpha = weights(head, scores)
+            total = sum(alpha, zero)
             for (o, v, c) in value:
                 acc = zero
                 for a, j in zip(alpha, keys):
                     if a:
                         acc += a * rows[j - first][v]
-                new[i - first][o] += c * acc
+                new[i - first][o] += c * (acc / total)
     return new
 
 
 def hard_weights(head: Head, scores: list[Fraction]) -> list[Fraction]:
-    """ahardmax / lhardmax / rhardmax of one row of scores (theory.md §1)."""
+    """ahardmax / lhardmax / rhardmax of one row of scores (theory.md §1), up to the factor
+    :func:`_attention` divides out (1 on each of the m maxima: 1/m each)."""
     top = max(scores)
     winners = [k for k, s in enumerate(scores) if s == top]
     alpha = [Fraction(0)] * len(scores)
     if head.hard == "average":
-        share = Fraction(1, len(winners))
         for k in winners:
-            alpha[k] = share
+            alpha[k] = Fraction(1)
     elif head.hard == "leftmost":
         alpha[winners[0]] = Fraction(1)
     else:
@@ -209,9 +212,7 @@ def soft_run(model: Model, word: Sequence[str], tau, dps: int = DEFAULT_DPS) -> 
 
         def weights(_head: Head, scores: list) -> list:
             top = max(scores)
-            e = [mpmath.exp((s - top) / t) for s in scores]
-            total = mpmath.fsum(e)
-            return [x / total for x in e]
+            return [mpmath.exp((s - top) / t) for s in scores]
 
         return _run(model, word, convert, weights, mpmath.mpf(0))
 

@@ -114,9 +114,9 @@ def _compare(model: Model, word, tau: Expr, cfg: RefuteConfig, on_threshold_only
 
 def threshold_witness(model: Model, n_min: int, n_max: int | str, cfg: RefuteConfig = RefuteConfig()) -> str | None:
     """A word at whose output a hard value sits exactly on the threshold (argmax: a tie for the top), said
-    in words, or None: the candidate words of :func:`candidate_words`, exact hard runs only.  Such a word is
-    why a margin-0 model is "not proved" rather than refuted: where soft equals hard exactly, only an
-    evaluator's rounding decides it, and where soft leaks, the refuter would have found the flip."""
+    in words, or None: the candidate words of :func:`candidate_words`, exact hard runs only.  Named when the
+    margin at the rows that may leak is 0: such a row's decision is whichever side the leakage takes
+    (a row where soft = hard exactly decides as hard, on θ too, and needs no margin)."""
     n_hi = n_max if isinstance(n_max, int) else cfg.random_max_len
     spent, width = 0, len(model.dims) * len(model.layers)
     for word in candidate_words(model, n_min, n_hi, cfg):
@@ -132,7 +132,7 @@ def threshold_witness(model: Model, n_min: int, n_max: int | str, cfg: RefuteCon
                 return (f"hard output {format_value(h)} sits on the "
                         f"{'tie of its top two values' if model.output.argmax else 'threshold'} at "
                         f"{format_word(model, word)!r} (n={len(word)}), position {row + hard.first_position}: "
-                        "no margin can certify it")
+                        "no margin can certify it if soft leaks there")
     return None
 
 

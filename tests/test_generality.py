@@ -92,10 +92,14 @@ def _exact_rows_model(hard: str = "average", visible: str = "j<=i", position: st
             "output": {"dim": "out", "position": position, "threshold": "1/2"}}
 
 
-def test_uniform_rows_are_exact_and_a_tie_on_the_threshold_is_not_certified():
-    """The structure says w is exact off {0}; brute force agrees (soft = hard to 40 digits there).
-    The output then sits on θ = 1/2 on exact rows, which only rounding decides: not certified."""
-    model = model_from_dict(_exact_rows_model())
+@pytest.mark.parametrize("change", [{}, {"visible": "all", "position": "first"}])
+def test_uniform_rows_are_exact_and_a_tie_on_the_threshold_there_is_certified(change):
+    """The structure says w is exact off {0}; brute force agrees (soft = hard to 40 digits there).  The
+    output sits on θ = 1/2 only on exact rows (#b = #a, every score equal), where soft = θ = hard decides
+    as hard, not above θ; the rows that may leak (w = 0) are 1/2 from θ: certified, checked, audited,
+    and brute-forced on words that put the output on θ.  A non-causal head read at the BOS row: the BOS
+    query scores every key alike, so that row is exact too."""
+    model = model_from_dict(_exact_rows_model(**change))
     w = analyse(model).coords[1]["w"]
     assert w.exact_unless == {Fraction(0)}
     col = model.dims.index("w")
@@ -105,13 +109,28 @@ def test_uniform_rows_are_exact_and_a_tie_on_the_threshold_is_not_certified():
             if h[col] != 0:
                 m, e = sft[col].man_exp
                 assert abs(Fraction(int(m)) * Fraction(2) ** int(e) - h[col]) < Fraction(1, 10**40), word
-    assert certify(model, 1, 200, cfg=CertifyConfig(refute=False)).verdict != "certified"
+    ties = [w for w in words_up_to(model.alphabet, 1, 9, budget=1100, random_words=0, random_max=0)
+            if Fraction(1, 2) in hard_run(model, w).outputs] + [tuple("b" * 9 + "a" * 8)]  # 9 b's of 18 keys
+    assert len(ties) > 20 and Fraction(1, 2) in hard_run(model, ties[-1]).outputs
+    _certified_checked_audited(model, n_max=200)
+    outcome = certify(model, 1, 200, cfg=CertifyConfig(refute=False))
+    assert assert_certificate_holds(model, outcome.certificate["claim"], ties) == len(ties)
+
+
+def _leaks_onto_the_threshold() -> dict:
+    """Every a key scores 1 and carries 1/2: a row that sees an a outputs hard 1/2 = θ, soft 1/2 − leak (the
+    other keys carry 0) — on θ at a row that is not exact, so no margin exists, yet nothing flips."""
+    data = _exact_rows_model()
+    data["layers"] = [{"type": "attention", "heads": [{"name": "h", "hard": "average", "visible": "j<=i",
+                                                       "score": [["one", "t_a", 1]], "value": [["w", "t_a", "1/2"]]}]}]
+    data["output"]["dim"] = "w"
+    return data
 
 
 def test_a_tie_on_the_threshold_is_named_with_its_word(tmp_path):
-    """Not proved for a hard output on θ (exact rows, so nothing refutes it): the blockers name a word that
-    puts it there, and the text report lists every blocker under the verdict line."""
-    data = _exact_rows_model()
+    """Not proved for a hard output on θ at a row that may leak (the leak lowers it, so nothing refutes it):
+    the blockers name a word that puts it there, and the text report lists every blocker under the verdict line."""
+    data = _leaks_onto_the_threshold()
     outcome = certify(model_from_dict(data), 1, 200)
     assert outcome.verdict == "not proved"
     tie = [b for b in outcome.blockers if "sits on the threshold" in b]
@@ -127,11 +146,9 @@ def test_a_tie_on_the_threshold_is_named_with_its_word(tmp_path):
     assert lines[1:] == [f"  - {b}" for b in outcome.blockers if b not in outcome.reason]
 
 
-@pytest.mark.parametrize("change", [{"hard": "rightmost"}, {"visible": "all", "position": "first"}])
-def test_exact_rows_are_not_claimed_where_soft_differs(change):
-    """Under rightmost-hard attention soft averages a uniform row (no exact rows); a non-causal head
-    lets the first row see every key (no exact first row): neither may be certified."""
-    outcome = certify(model_from_dict(_exact_rows_model(**change)), 1, 200, cfg=CertifyConfig(refute=False))
+def test_exact_rows_are_not_claimed_where_soft_differs():
+    """Under rightmost-hard attention soft averages a uniform row (no exact rows): not certified."""
+    outcome = certify(model_from_dict(_exact_rows_model(hard="rightmost")), 1, 200, cfg=CertifyConfig(refute=False))
     assert outcome.verdict != "certified"
 
 
@@ -259,9 +276,9 @@ def test_maxima_classes_give_a_finite_output_where_ties_are_impossible():
 
 def test_a_failed_schedule_search_names_its_blocker():
     """Deliverable 5: no κ·shape(n) passing is not the end of the report — the output's margin 0 is named."""
-    outcome = certify(model_from_dict(_exact_rows_model()), 1, 200, cfg=CertifyConfig(refute=False))
+    outcome = certify(model_from_dict(_leaks_onto_the_threshold()), 1, 200, cfg=CertifyConfig(refute=False))
     assert outcome.verdict == "not proved"
-    assert any("output dim 'out': margin 0" in b for b in outcome.blockers), outcome.blockers
+    assert any("output dim 'w': margin 0" in b for b in outcome.blockers), outcome.blockers
 
 
 def _split(data: dict, share: Fraction, **change) -> dict:

@@ -126,16 +126,17 @@ def _analyse_box(model: Model, st: Structure, tau_expr: Expr, lo: int, hi: int, 
         o = model.output.dim
         coord = st.coords[-1][o]
         e = err[o] if fp is None else err[o] + fp.threshold_error(model.output.threshold)
-        if fp is None and coord.exact_unless == frozenset():  # every row exact (in exact arithmetic only)
+        every_row_exact = fp is None and coord.exact_unless == frozenset()  # in exact arithmetic only
+        if every_row_exact:
             e = ZERO
         margin = _margin(coord, rng[o], model.output.threshold, model.output.position == "first" and st.first == 0,
                          _output_facts(coord, model.output.position, st.first, model.output.threshold, env),
                          exact_rows=fp is None)
     if fp is None and first_row_exact(model):
         e, margin = ZERO, first_row_margin(model, margin, n)
-    # error 0 with margin 0 (a hard output on θ) is accepted only when every head is uniform: there
-    # soft is hard by symmetry; elsewhere a tie on θ is decided by an evaluator's rounding
-    ok = bool(e < margin or e.is_zero() and (margin > 0 or all_uniform(st)))
+    # error 0 with margin 0 (a hard output on θ) is accepted where soft is hard at every output row: every
+    # head uniform (symmetry), or every row exact (exact_unless = ∅): soft = θ = hard decides as hard
+    ok = bool(e < margin or e.is_zero() and (margin > 0 or all_uniform(st) or (not model.output.argmax and every_row_exact)))
     return BoxReport(lo, hi, tau, tuple(head_bounds), e, margin, ok, tuple(ffn_inputs))
 
 
@@ -533,16 +534,15 @@ def _apart_rows(apart: tuple, position: str, first: int, threshold: Fraction, en
 def _margin(coord, rng, threshold: Fraction, at_bos: bool = False, facts: dict | None = None,
             exact_rows: bool = False) -> object:
     """min |y − θ| over possible hard outputs (0 when y can sit on θ).  ``exact_rows`` (exact arithmetic):
-    when no hard output sits on θ, a row off ``coord.exact_unless`` has soft = hard exactly, hence the hard
-    decision, so only the rows that may be inexact need the margin: min |v − θ| over exact_unless.  (A
-    hard output on θ still needs margin > 0: even at an exact row it is decided by an evaluator's
-    rounding.)  ``at_bos``: the output is read at the BOS row only, whose hard value is ``coord.at_bos``
-    when known."""
+    a row off ``coord.exact_unless`` has soft = hard exactly, hence the hard decision — on θ too (soft =
+    θ = hard, not above it) — so only the rows that may be inexact need the margin: min |v − θ| over
+    exact_unless (0 when θ is listed).  ``at_bos``: the output is read at the BOS row only, whose hard
+    value is ``coord.at_bos`` when known."""
     if at_bos and coord.at_bos is not None:
         return q_ball(abs(coord.at_bos - threshold))
     every = _hard_margin(coord, rng, threshold, facts or {})
     noisy = coord.exact_unless if exact_rows else None
-    if noisy and every > 0:
+    if noisy:
         return every.max(q_ball(min(abs(v - threshold) for v in noisy)))
     return every
 

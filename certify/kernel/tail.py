@@ -362,10 +362,13 @@ def _walk(model: Model, st: Structure, tau_expr: Expr, n0: int) -> TailReport:
         e, margin = err[o], _margin(st.coords[-1][o], rng[o].hull if rng[o].hull is not None else unknown,
                                     model.output.threshold, model.output.position == "first" and st.first == 0,
                                     exact_rows=True)
+        if st.coords[-1][o].exact_unless == frozenset():  # every row exact: soft = hard, on θ too
+            e = ZERO
         if first_row_exact(model):  # the output row sees only itself: soft = hard there
             e, margin = ZERO, first_row_margin(model, margin)
+    every_row_exact = not model.output.argmax and st.coords[-1][model.output.dim].exact_unless == frozenset()
     top = sup(e, n0)
-    ok = bool(e.is_zero() and (margin > 0 or all_uniform(st)) or (top is not None and top < margin))
+    ok = bool(e.is_zero() and (margin > 0 or all_uniform(st) or every_row_exact) or (top is not None and top < margin))
     return TailReport(n0, tuple(heads), e, top if top is not None else arb("inf"), margin, ok)
 
 
