@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import sys
+from fractions import Fraction
 from pathlib import Path
 
 import mpmath
@@ -107,3 +108,18 @@ def test_uniform_heads_are_exact_in_soft_mode_at_every_tau(data, t):
         ref = spec.run(spec.loads(json.dumps(d)), word, t)
         for r, h in zip(ref.outputs, hard.outputs):
             assert abs(r - mpf(h)) <= floor
+
+
+def test_a_uniform_row_averages_as_its_exact_mean():
+    """Softmax of equal scores is the uniform average at every τ; the soft evaluator divides the row by its
+    total once, so 9 ones among 18 keys average to exactly 1/2 in mpmath (rounding each weight 1/18 first
+    gave 1/2 + 1.6·10⁻⁶¹, deciding a hard output on θ = 1/2 by the last digit)."""
+    d = {"format": "hardsoft.model/1", "name": "uniform-half", "alphabet": ["a", "b"], "bos": None,
+         "dims": ["t_a", "t_b", "w"], "embed": {"token": {"a": {"t_a": 1}, "b": {"t_b": 1}}, "position": {}},
+         "layers": [{"type": "attention", "heads": [{"name": "h", "hard": "average", "visible": "all",
+                                                    "score": [], "value": [["w", "t_b", 1]]}]}],
+         "output": {"dim": "w", "position": "last", "threshold": "1/2"}}
+    model = model_from_dict(d)
+    for word in ("b" * 9 + "a" * 9, "ab" * 9, "b" * 27 + "a" * 27):
+        run = soft_run(model, tuple(word), Fraction(1, 1000), dps=60)
+        assert run.outputs[-1] == mpmath.mpf(1) / 2 and run.decisions[-1] is False
