@@ -220,13 +220,13 @@ class _Plan:
             maxima = [j for j, d in zip(keys, deficits) if d == 0]
             for st in statements:
                 fact = f"facts.heads[{head.name}].{st['kind']}"
-                why = _head_statement(st, deficits, maxima, rows, first, value, i, n, level)
+                why = _head_statement(st, deficits, maxima, rows, first, value, i, n, level, keys)
                 if why:
                     fail(fact, i, why)
                 checks += 1
             if leak_bound is not None:
                 counted = deficits
-                if any(st["kind"] == "leak_other_values" for st in statements):  # only keys valued unlike the maxima
+                if any(st["kind"] in ("leak_other_values", "class_gap") for st in statements):  # only keys valued unlike the maxima
                     carried = [tuple(c * rows[j - first][v] for _, v, c in value) for j in keys]
                     top_value = carried[keys.index(maxima[0])]
                     counted = [d if c != top_value else Fraction(0) for d, c in zip(deficits, carried)]
@@ -396,6 +396,7 @@ def _coord_statement(rec: dict):
 
     bound = None if "bound" not in rec else (int(rec["bound"]["side"]), Fraction(rec["bound"]["value"]))
     never = None if "never_equals" not in rec else Fraction(rec["never_equals"]["value"])
+    span = None if "range" not in rec else tuple(Fraction(v) for v in rec["range"])
 
     def test(v: Fraction, p: int, n: int, is_bos: bool) -> str:
         if values is not None and v not in values:
@@ -418,6 +419,8 @@ def _coord_statement(rec: dict):
             return f"value {v} is on the wrong side of {bound[1]} (side {bound[0]})"
         if never is not None and v == never:
             return f"value {v} is the value it is recorded never to take"
+        if span is not None and not span[0] <= v <= span[1]:
+            return f"value {v} is outside the recorded range [{span[0]}, {span[1]}]"
         if grid is not None:
             g = grid(p, n)
             if (v * g - offset).denominator != 1:
@@ -446,7 +449,15 @@ def _value(e: Expr, env: dict) -> Fraction:
         raise ValueError(f"recorded expression undefined at {env}: {exc}") from None
 
 
-def _head_statement(st: dict, deficits, maxima, rows, first: int, value, i: int, n: int, level) -> str:
+def _value_vector(value, row) -> tuple:
+    """(out dim, Σ c·x_j[v]) per out dim: two terms into one dim (t_b − t_b) add one value, 0."""
+    sums: dict = {}
+    for o, v, c in value:
+        sums[o] = sums.get(o, Fraction(0)) + c * row[v]
+    return tuple(sorted(sums.items()))
+
+
+def _head_statement(st: dict, deficits, maxima, rows, first: int, value, i: int, n: int, level, keys=()) -> str:
     kind = st["kind"]
     positive = [d for d in deficits if d > 0]
     if kind == "equal_scores":
@@ -468,8 +479,16 @@ def _head_statement(st: dict, deficits, maxima, rows, first: int, value, i: int,
     if kind == "leak_other_values":  # L-special-key: every input key (BOS excluded) carries one value
         carried = {tuple(c * rows[j - first][v] for _, v, c in value) for j in range(max(first, 1), first + len(rows))}
         return f"the input keys carry {len(carried)} different values" if len(carried) > 1 else ""
-    if kind == "maxima_same_value":
-        carried = {tuple((o, c * rows[j - first][v]) for o, v, c in value) for j in maxima}
+    if kind == "class_gap":  # L-value-classes: keys valued unlike the maxima lie ≥ γ below them
+        carried = {j: tuple(c * rows[j - first][v] for _, v, c in value) for j in keys}
+        top = {carried[j] for j in maxima}
+        if len(top) > 1:
+            return f"the {len(maxima)} maximal keys carry {len(top)} different values"
+        gamma = Fraction(st["gamma"])
+        near = [d for j, d in zip(keys, deficits) if carried[j] not in top and d < gamma]
+        return f"a key valued unlike the maxima is {min(near)} below them, less than {gamma}" if near else ""
+    if kind == "maxima_same_value":  # the value vector a key adds: each out dim's sum over its value terms
+        carried = {_value_vector(value, rows[j - first]) for j in maxima}
         return f"the {len(maxima)} maximal keys carry {len(carried)} different values" if len(carried) > 1 else ""
     return f"unknown statement kind {kind!r}"
 

@@ -94,7 +94,7 @@ def _head_shape(fact: HeadFact) -> Expr | None:
     if fact.kind == "lookup":  # its output feeds later scores: leakage must shrink like a power of n
         coldest = min(fact.step_ends, key=lambda e: _value_at(e, 10**6))
         return BinOp("/", coldest, Log(BinOp("+", n, Num(Fraction(2)))))
-    if fact.kind != "gap":
+    if fact.kind not in ("gap", "classes"):
         return None
     gamma = _positive(fact.delta_key)
     q = fact.query_coord

@@ -92,7 +92,7 @@ def head_gaps(st: Structure) -> list[Expr]:
                 out.append(fact.step)
             elif fact.kind == "lookup":
                 out.extend(fact.step_ends)
-            elif fact.kind == "gap":
+            elif fact.kind in ("gap", "classes"):
                 out.extend(gap_lower_bounds(fact))
     return out
 

@@ -60,3 +60,27 @@ def tampered(certificate: dict, path: tuple, value) -> dict:
         target = target[key]
     target[path[-1]] = value
     return bad
+
+
+def rule_sweep(make, seed: int, count: int, n_max: int, marked, audit_len: int | None = None, audit_cfg=None,
+               budget: int = 300, random_words: int = 6, random_max: int = 120) -> tuple[int, int]:
+    """(certificates, of them those ``marked`` says use the rule aimed at) over ``count`` models drawn by
+    ``make(rng, k)``; every certificate brute-forced (and, with ``audit_len``, audited on words up to it)."""
+    from certify.audit import AuditConfig, audit
+    from certify.certifier import CertifyConfig, certify
+    from certify.model import model_from_dict
+
+    rng, certified, hits = random.Random(seed), 0, 0
+    for k in range(count):
+        model = model_from_dict(make(rng, k))
+        outcome = certify(model, 1, n_max, cfg=CertifyConfig(refute=False))
+        if outcome.verdict != "certified":
+            continue
+        certified += 1
+        hits += marked(outcome.certificate)
+        assert audit_len is None or audit(outcome.certificate, model, max_len=audit_len,
+                                          cfg=audit_cfg or AuditConfig(random_words=4)).ok
+        words = words_up_to(model.alphabet, 1, 6, budget=budget, random_words=random_words,
+                            random_max=min(n_max, random_max), seed=k)
+        assert_certificate_holds(model, outcome.certificate["claim"], words)
+    return certified, hits

@@ -12,6 +12,7 @@ import pytest
 from certify.audit import AuditConfig, audit, words_to_audit
 from certify.certifier import certify
 from certify.model import load_model
+from certify.model import model_from_dict as load_model_dict
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "tests" / "fixtures" / "soundness"
@@ -104,3 +105,23 @@ def test_default_word_set_is_every_word_while_sigma_to_the_n_is_at_most_50000():
     assert all(1 <= len(w) <= 64 for w in words[-7:])
     assert list(words_to_audit(model, 1, 10, 3, AuditConfig(random_words=0))) == \
         [w for w in exhaustive if len(w) <= 3]
+
+
+def test_maxima_same_value_reads_the_value_each_key_adds_per_out_dim():
+    """A head writing w1 += t_b − t_b (two value terms into one dim) adds 0 at every key, so its maxima share
+    one value; the audit compared the terms one by one ((1, −1) against (0, 0)) and rejected a true fact on
+    'baaa' (found by an adversarial campaign, 2026-12-04).  A forged claim on a head whose maxima really
+    differ is still rejected."""
+    model = load_model(ROOT / "tests" / "fixtures" / "outside" / "split-value-terms.json")
+    outcome = certify(model, 1, 250)
+    assert outcome.verdict == "certified"
+    statements = [s["kind"] for h in outcome.certificate["facts"]["heads"] for s in h["statements"]]
+    assert "maxima_same_value" in statements
+    assert audit(outcome.certificate, model, max_len=5, cfg=SMALL).ok
+    data = json.loads((ROOT / "tests" / "fixtures" / "outside" / "split-value-terms.json").read_text())
+    data["layers"][0]["heads"][0]["value"] = [["w1", "t_b", 1], ["w1", "t_b", -1], ["w1", "t_a", 1]]
+    changed = load_model_dict(data)
+    forged = copy.deepcopy(outcome.certificate)
+    forged["facts"]["coords"] = []  # the head statement alone (w1's value set would fail first)
+    failure = audit(forged, changed, max_len=5, cfg=SMALL).failure
+    assert failure is not None and "maxima_same_value" in failure.fact, failure

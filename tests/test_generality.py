@@ -25,7 +25,7 @@ from certify.expr import eval_exact, parse_expr
 from certify.kernel.structure import analyse, first_row_values, maxima_outputs
 from certify.model import load_model, model_from_dict
 from outside_models import edited_model, random_model, simulable, split_head
-from soundness import assert_certificate_holds, words_up_to
+from soundness import assert_certificate_holds, rule_sweep, words_up_to
 
 ROOT = Path(__file__).resolve().parent.parent
 COVERAGE = sorted((ROOT / "tests" / "fixtures" / "coverage").glob("*.json"))
@@ -680,27 +680,10 @@ def _offset_model(rng: random.Random, k: int) -> dict:
             "output": {"dim": "out", "position": rng.choice(["last", "all"]), "threshold": "1/2"}}
 
 
-def _sweep(make, seed: int, count: int, n_max: int, marked, audited: bool = False) -> tuple[int, int]:
-    """(certificates, of them those ``marked`` says use the rule aimed at) over ``count`` models drawn by
-    ``make``; every certificate brute-forced (and audited)."""
-    rng, certified, hits = random.Random(seed), 0, 0
-    for k in range(count):
-        model = model_from_dict(make(rng, k))
-        outcome = certify(model, 1, n_max, cfg=CertifyConfig(refute=False))
-        if outcome.verdict != "certified":
-            continue
-        certified += 1
-        hits += marked(outcome.certificate)
-        assert not audited or audit(outcome.certificate, model, max_len=5, cfg=AuditConfig(random_words=4)).ok
-        words = words_up_to(model.alphabet, 1, 6, budget=300, random_words=6, random_max=min(n_max, 120), seed=k)
-        assert_certificate_holds(model, outcome.certificate["claim"], words)
-    return certified, hits
-
-
 def _offset_sweep(seed: int, count: int) -> tuple[int, int]:
     """(certificates, of them with a finer-lattice head)."""
-    return _sweep(_offset_model, seed, count, 300,
-                  lambda c: any("constant fraction" in h.get("lemma", "") for h in c["analysis"]["heads"]))
+    return rule_sweep(_offset_model, seed, count, 300,
+                      lambda c: any("constant fraction" in h.get("lemma", "") for h in c["analysis"]["heads"]))
 
 
 def test_offsets_off_the_step_sweep_holds_by_brute_force():
@@ -742,8 +725,8 @@ def _two_keys_model(rng: random.Random, k: int) -> dict:
 
 def _two_keys_sweep(seed: int, count: int) -> tuple[int, int]:
     """(certificates, of them with an L-two-keys fact), each audited too."""
-    return _sweep(_two_keys_model, seed, count, 120,
-                  lambda c: any("never_equals" in f for f in c["facts"]["coords"]), audited=True)
+    return rule_sweep(_two_keys_model, seed, count, 120,
+                      lambda c: any("never_equals" in f for f in c["facts"]["coords"]), audit_len=5)
 
 
 def test_two_keys_sweep_holds_by_brute_force():

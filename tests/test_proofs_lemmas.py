@@ -10,7 +10,7 @@ from proofs.smt import run_cvc5, run_z3
 
 NAMES = ["L-gap", "L-lipschitz", "L-ziggurat", "L-lookup", "L-special-key", "L-tiebreak", "L-round", "L-layer", "L-layer-refined",
          "L-fp-dot", "L-fp-stored", "L-fp-softmax", "L-fp-values", "L-fp-gap", "L-maxima-classes", "L-bos-level", "L-bos-apart",
-         "L-zero-or-apart", "L-two-keys"]
+         "L-zero-or-apart", "L-two-keys", "L-value-classes"]
 
 
 @lru_cache(maxsize=None)
@@ -61,7 +61,7 @@ def test_docstring_states_a_proof_of_at_most_five_lines(name):
               "L-special-key": "special_key", "L-tiebreak": "tiebreak", "L-round": "rounding", "L-layer": "layer",
               "L-layer-refined": "layer_refined", **dict.fromkeys((n for n in NAMES if n.startswith("L-fp-")), "floating"),
               "L-maxima-classes": "maxima", "L-bos-level": "bos_level", "L-bos-apart": "bos_apart",
-              "L-zero-or-apart": "zero_or_apart", "L-two-keys": "two_keys"}[name]
+              "L-zero-or-apart": "zero_or_apart", "L-two-keys": "two_keys", "L-value-classes": "value_classes"}[name]
     doc = importlib.import_module(f"proofs.lemmas.{module}").__doc__
     assert "Statement." in doc and "Discharge." in doc
     proof = doc.split("Human proof")[1].split("Discharge.")[0].strip().splitlines()[1:]
@@ -97,3 +97,26 @@ def test_refined_layer_proof_uses_no_1_over_tau_when_eta_is_zero():
     assert all(hyps) and concl  # H = e^{0} = 1: Λ ≤ r/m
     hyps, concl = inside(E, {"Lam": F(1, 11), "T": F(0), "u": F(0), "Delta": F(1, 11)})
     assert all(hyps) and concl  # Δ_M ≤ Λ
+
+
+def test_every_lemma_a_head_rule_cites_is_in_the_library():
+    """The kernel's head facts name the lemmas they apply (``lemma``, e.g. "L-gap (...); L-value-classes"):
+    each key must be a lemma of the library that ``certify prove`` discharges (issue 12, one rule per lemma)."""
+    from pathlib import Path
+
+    from certify.kernel.structure import Unsupported, analyse
+    from certify.model import load_model
+
+    root = Path(__file__).resolve().parent
+    paths = [p for p in (root.parent / "models").rglob("*.json") if "srasp" not in p.parts]
+    paths += sorted((root / "fixtures").glob("outside/*.json")) + sorted((root / "fixtures").glob("literature*/*.json"))
+    cited = set()
+    for path in paths:
+        try:
+            st = analyse(load_model(path))
+        except Unsupported:
+            continue
+        cited |= {key for layer in st.facts if isinstance(layer, tuple) for f in layer
+                  for key in re.findall(r"L-[a-z]+(?:-[a-z]+)*", f.lemma)}
+    assert {"L-gap", "L-ziggurat", "L-value-classes", "L-maxima-classes"} <= cited
+    assert cited <= set(LEMMAS), cited - set(LEMMAS)

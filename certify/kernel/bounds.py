@@ -255,6 +255,8 @@ def _head(fact: HeadFact, rng: dict, err: dict, taus, n, env, first: int, hi: in
         if fact.special:
             leak = leak.min(special_leak(fact, [_over_tau(g, tau_expr, n) for g in fact.gammas],
                                          other_values=fact.rungs_agree and eta.is_zero() and fp is None))
+        if fact.class_gap is not None:  # L-value-classes: keys valued unlike the maxima lie ≥ g below them
+            leak = leak.min((hi + 1 - first) * (-abs(_over_tau(Num(fact.class_gap), tau_expr, n))).exp())
     lam = leak / (1 + leak)  # Λ = R/(W + R) ≤ r/(1 + r): the maxima weigh W ≥ 1 (L-layer-refined, leak-share)
     added = {}
     for o, v, c in head.value:
@@ -266,8 +268,9 @@ def _head(fact: HeadFact, rng: dict, err: dict, taus, n, env, first: int, hi: in
             e = nu + spread * eta / tau
         else:
             e = nu + spread * (eta / tau + 2 * lam)
-            if fp is not None and (level is not None or fact.homogeneous):  # L-fp-gap: the maxima share a
-                e = e.min(nu + spread * (2 * eta / tau).exp().min(1 / lam) * lam)  # value; leak ≤ e^{2η/τ}·Λ
+            shared = (2 * eta / tau).exp() * lam if tau > 0 else None  # L-fp-gap: the maxima share a value;
+            if (fact.homogeneous or fp is not None and level is not None) and shared is not None and shared.is_finite():
+                e = e.min(nu + spread * arb(shared.upper()).min(arb(1)))  # leak ≤ e^{2η/τ}·Λ ≤ 1 (upper ends)
         added[o] = added[o] + e if o in added else e
     if fp is not None:
         added = {o: e + fp.head_output_error(head, o, rng, err, hi + 1 - first) for o, e in added.items()}
@@ -446,6 +449,8 @@ def _one_noisy_input(layer, pres, o: str, err: dict):
     if len(noisy) != 1:
         return err[o] if not noisy else None
     d, = noisy
+    if not err[d] < HUGE:  # no ramp is exact under such an error: skip the exact walk (huge Fractions)
+        return None
     bound = _fraction_above(err[d])
     slopes = [(sum((c for e, c in u.inputs if e == d), Fraction(0)), sum((c for e, c in u.outputs if e == o), Fraction(0)),
                layer.units.index(u)) for u in writers]
@@ -464,6 +469,7 @@ def _fraction_above(x) -> Fraction:
 
 FLOOR = Fraction(1, 2**1000)
 FLOOR_BALL = arb(2) ** -1000
+HUGE = arb(2) ** 64
 
 
 def exact_fraction(x) -> Fraction:

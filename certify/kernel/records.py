@@ -59,12 +59,14 @@ def head_record(fact: HeadFact, render=to_text) -> dict:
         record.update({"step": render(fact.step), "level_size": 2})
     elif fact.kind == "distinct":
         record.update({"step": render(fact.step), "modulus": render(fact.modulus), "level_size": 1})
-    elif fact.kind == "gap":
+    elif fact.kind in ("gap", "classes"):
         record.update({"delta_key": render(fact.delta_key), "homogeneous": fact.homogeneous,
                        **({"special_key": {"gammas": [_text(g) for g in fact.gammas], "rungs_agree": fact.rungs_agree}}
                           if fact.special else {}),
                        "query": "constant" if fact.query_coord is None else "grid-or-finite",
                        **({} if fact.level_size is None else {"level_size": fact.level_size})})
+    if fact.class_gap is not None:
+        record["class_gap"] = str(fact.class_gap)
     return record
 
 
@@ -186,6 +188,8 @@ def _coord_record(c: Coord, written: bool) -> dict:
         entry["bound"] = {"side": c.bound[0], "value": str(c.bound[1]), "lemma": "L-zero-or-apart"}
     if c.avoids is not None:
         entry["never_equals"] = {"value": str(c.avoids), "lemma": "L-two-keys"}
+    if c.fin is None and c.hull is not None:
+        entry["range"] = [str(c.hull[0]), str(c.hull[1])]
     if c.exact_unless is not None and written:  # an embedding is exact: only written dims say more
         entry["exact_unless"] = [str(v) for v in sorted(c.exact_unless)]
     return entry
@@ -194,7 +198,9 @@ def _coord_record(c: Coord, written: bool) -> dict:
 def _head_statements(f: HeadFact) -> list[dict]:
     if f.kind == "uniform":
         return [{"kind": "equal_scores"}]
-    if f.kind == "gap":
+    if f.kind == "classes":  # L-value-classes alone: no bound on the gaps between keys of one value
+        out = []
+    elif f.kind == "gap":
         out = [{"kind": "gap", "gamma_min_of": [_text(g) for g in gap_lower_bounds(f)],
                 **({} if f.level_size is None else {"level_size": f.level_size})}]
     else:  # ziggurat: |A(n)|, c from the box; lookup: α(i, n), c = 2; distinct: |A(n)|, c = 1
@@ -204,6 +210,8 @@ def _head_statements(f: HeadFact) -> list[dict]:
         out.append({"kind": "maxima_same_value"})
     if f.rungs_agree:  # L-special-key: the boxes' leak_upper bounds the weight on keys valued unlike the maxima
         out.append({"kind": "leak_other_values"})
+    if f.class_gap is not None:  # L-value-classes: so does a class gap, which also bounds their deficits
+        out.append({"kind": "class_gap", "gamma": str(f.class_gap)})
     return out
 
 

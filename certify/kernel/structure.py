@@ -49,6 +49,7 @@ MAX_FIN = 4096
 MAX_MOVERS = 3  # distinct position-varying key grids of one lattice head (its gammas number 2^(2·movers + …))
 MAX_VERTEX_DEN = 8  # L-lookup: a vertex b with 2b = m/K is tried for K up to this
 EVENTUAL_SIGN_FROM = 64  # a ReLU input that is a function of n alone must keep one sign from some n below this
+MAX_VERTICES = 64  # L-value-classes: corners of the box of query dims known only by their hull
 MAX_MEANS = 256  # a bounded model's mean values are enumerated only up to this many (downstream products grow with it)
 
 
@@ -78,6 +79,7 @@ class Coord:
     # (s, b): s·(value − b) ≤ 0 — an extreme head's output against an always-visible BOS key (L-zero-or-apart)
     bound: tuple[int, Fraction] | None = None
     avoids: Fraction | None = None  # the hard value never equals this (L-two-keys: two heads' selected keys)
+    hull: tuple[Fraction, Fraction] | None = None  # lo ≤ value ≤ hi at every row, BOS included (L-value-classes)
 
 
 @dataclass(frozen=True)
@@ -101,6 +103,8 @@ class HeadFact:
     special: bool = False  # L-special-key: gammas = (|A|, L(first) − |A|, L(n) − |A|), case-split leakage
     rungs_agree: bool = False  # L-special-key: every input key carries one value vector (only BOS may differ)
     bos_off_lattice: bool = False  # ziggurat: the BOS key is off the lattice, ≥ one step from every key (L-bos-apart)
+    # L-value-classes: every key whose value differs from the maxima's scores ≥ this below the maximum
+    class_gap: Fraction | None = None
     lemma: str = ""
 
 
@@ -187,6 +191,7 @@ def _table_coord(values: tuple, word: list, at_bos: Fraction | None) -> Coord:
 
 def embed_coords(model: Model) -> dict:
     symbols = list(model.alphabet) + ([model.bos] if model.bos else [])
+    first = 0 if model.bos else 1
     pe = dict(model.position_embed)
     table = dict(model.position_table)
     out = {}
@@ -206,9 +211,9 @@ def embed_coords(model: Model) -> dict:
             c = _finite([t + v for t in word for v in (even, odd)], None if at_bos is None else at_bos + even)
             out[d] = replace(c, pe=pe[d]) if tokens == {Fraction(0)} else c
         elif tokens == {Fraction(0)}:
-            out[d] = Coord(pe=pe[d], grid=pe_grid(pe[d]))
+            out[d] = Coord(pe=pe[d], grid=pe_grid(pe[d]), hull=_pe_hull(pe[d], first))
         else:
-            out[d] = Coord()
+            out[d] = Coord(hull=_hull_sum((min(tokens), max(tokens)), _pe_hull(pe[d], first)))
     return {d: replace(c, exact_unless=frozenset()) for d, c in out.items()}
 
 
@@ -293,7 +298,8 @@ def _add(a: Coord, b: Coord) -> Coord:
     if fin is None and (shifted := _harmonic_shift(a, b) or _harmonic_shift(b, a)) is not None:
         return Coord(harmonic=shifted, rest=_sums(a.rest, b.rest), at_bos=at_bos)
     grid, offset = (Num(Fraction(_den_lcm(fin))), Fraction(0)) if fin is not None else _sum_grid(a, b)
-    return Coord(fin=fin, grid=grid, offset=offset, rest=_sums(a.rest, b.rest), at_bos=at_bos)
+    return Coord(fin=fin, grid=grid, offset=offset, rest=_sums(a.rest, b.rest), at_bos=at_bos,
+                 hull=None if fin is not None else _hull_sum(value_hull(a), value_hull(b)))
 
 
 def _harmonic_shift(a: Coord, b: Coord) -> tuple | None:
@@ -335,7 +341,8 @@ def _scaled(src: Coord, coef: Fraction) -> Coord:
         if isinstance(units, Num):
             grid, offset = src.grid, (coef * units.value) % 1
     return Coord(fin=_scale(src.fin, coef), rest=_scale(src.rest, coef),
-                 at_bos=None if src.at_bos is None else coef * src.at_bos, grid=grid, offset=offset)
+                 at_bos=None if src.at_bos is None else coef * src.at_bos, grid=grid, offset=offset,
+                 hull=None if src.fin is not None else _hull_scaled(value_hull(src), coef))
 
 
 def _combination(terms, coords: dict, start: Coord | None = None) -> Coord:
@@ -360,6 +367,58 @@ def _exact(c: Coord) -> Expr | None:
     if c.fin is not None and len(c.fin) == 1:
         return Num(next(iter(c.fin)))
     return None
+
+
+def value_hull(c: Coord) -> tuple[Fraction, Fraction] | None:
+    """[lo, hi] holding the hard value at every row: from the finite set, a BOS-level family (v + d/k lies
+    between v and v + d) or the recorded hull; None when nothing bounds it."""
+    if c.fin is not None:
+        return min(c.fin), max(c.fin)
+    if c.harmonic is not None:
+        points, families = c.harmonic
+        ends = set(points) | {v for v, _ in families} | {v + d for v, d in families}
+        return (min(ends), max(ends)) if ends else None
+    return c.hull
+
+
+def _hull_sum(a: tuple | None, b: tuple | None) -> tuple | None:
+    return None if a is None or b is None else (a[0] + b[0], a[1] + b[1])
+
+
+def _hull_scaled(a: tuple | None, coef: Fraction) -> tuple | None:
+    return None if a is None else (min(coef * a[0], coef * a[1]), max(coef * a[0], coef * a[1]))
+
+
+def _nonneg_on_rows(e: Expr, first: int) -> bool:
+    """e(i, n) ≥ 0 at every row first ≤ i ≤ n of every length n ≥ 1, proved by substituting i = first + a,
+    n = i + b (a, b ≥ 0): in lowest terms P/Q with every coefficient of P and of Q of one sign, P/Q ≥ 0
+    wherever it is defined (a position embedding is defined at every row: the loader checks it)."""
+    try:
+        moved = substitute(substitute(e, "n", BinOp("+", Var("i"), Var("b"))), "i", BinOp("+", Num(Fraction(first)), Var("a")))
+        normal = normal_form(moved, ("a", "b"))
+    except ExprError:  # (-1)^i does not substitute
+        return False
+    if normal is None:
+        return False
+    if normal[0].is_zero():
+        return True
+    signs = [{c > 0 for c in p.coeffs()} for p in normal]
+    return len(signs[0]) == 1 and signs[0] == signs[1]
+
+
+def _pe_hull(e: Expr, first: int) -> tuple[Fraction, Fraction] | None:
+    """Constant bounds on a position embedding over every row of every length: proposed from its values at
+    n ≤ 6 (the least and largest, or the integers around them) and proved by :func:`_nonneg_on_rows`."""
+    try:
+        seen = [eval_exact(e, {"i": i, "n": n}) for n in range(1, 7) for i in range(first, n + 1)]
+    except (ExprError, ZeroDivisionError):
+        return None
+    low, high = min(seen), max(seen)
+    lo = next((v for v in (low, Fraction(low.numerator // low.denominator))
+               if _nonneg_on_rows(BinOp("-", e, Num(v)), first)), None)
+    hi = next((v for v in (high, Fraction(-(-high.numerator // high.denominator)))
+               if _nonneg_on_rows(BinOp("-", Num(v), e), first)), None)
+    return None if lo is None or hi is None else (lo, hi)
 
 
 def classify_head(layer: int, head: Head, coords: dict, first: int, joint: Joint | None = None) -> HeadFact:
@@ -394,8 +453,63 @@ def classify_head(layer: int, head: Head, coords: dict, first: int, joint: Joint
             reasons.append(str(exc).removeprefix(f"head {head.name!r}: "))
             continue
         if fact is not None:
+            if fact.kind == "gap" and not fact.homogeneous and (classes := value_classes(shadow, coords, joint)):
+                fact = replace(fact, homogeneous=True, class_gap=classes, lemma=f"{fact.lemma}; L-value-classes")
             return replace(fact, head=head)
-    raise Unsupported(f"head {head.name!r}: " + "; ".join(dict.fromkeys(reasons)))
+    if (classes := value_classes(shadow, coords, joint)) is not None:
+        return HeadFact(layer, head, "classes", delta_key=Num(classes), gammas=(Num(classes),), homogeneous=True,
+                        class_gap=classes, lemma="L-value-classes (keys valued unlike the maxima score ≥ g below them)")
+    raise Unsupported(f"head {head.name!r}: " + "; ".join(dict.fromkeys(reasons + (
+        ["value classes: keys with different values may tie (or a dim has no known range)"]))))
+
+
+def value_classes(head: Head, coords: dict, joint: Joint | None) -> Fraction | None:
+    """L-value-classes: the least score separation g > 0 between keys that carry different values, or None.
+
+    A key's *class* is the joint value of the finite key dims its score and value read (so it fixes the
+    value the key carries); the other key dims, and query dims that are not finite, are known by their
+    hulls.  For each joint value of the finite query dims and each corner of the query hulls, a class's
+    scores lie in an interval (each term's weight times its key dim's hull).  When any two classes with
+    different values have disjoint intervals, ordered alike at every corner, g apart at least, then at
+    every row the maximal keys lie in the top class present and share its value, and every key valued
+    otherwise lies ≥ g below them: a class's lower end is concave and its upper end convex in the query
+    values, so the separation is least at a corner."""
+    terms = head.score
+    fdims = sorted({k for _, k, _ in terms if coords[k].fin is not None} | {v for _, v, _ in head.value})
+    kbox = sorted({k for _, k, _ in terms if coords[k].fin is None})
+    qfin = sorted({q for q, _, _ in terms if coords[q].fin is not None})
+    qbox = sorted({q for q, _, _ in terms if coords[q].fin is None})
+    hulls = {d: value_hull(coords[d]) for d in kbox + qbox}
+    if any(h is None for h in hulls.values()) or 2 ** len(qbox) > MAX_VERTICES:
+        return None
+    qrows, krows = _joint_values(qfin, coords, joint), _joint_values(fdims, coords, joint)
+    if qrows is None or krows is None or len(qrows) * len(krows) ** 2 * 2 ** len(qbox) > MAX_COMBOS * 16:
+        return None
+    classes = [dict(zip(fdims, row)) for row in krows]
+    carried = [tuple(sorted((o, c * k[v]) for o, v, c in head.value)) for k in classes]
+    pairs = [(a, b) for a, b in itertools.combinations(range(len(classes)), 2) if carried[a] != carried[b]]
+    if not pairs:
+        return None
+    gap = None
+    for qc in qrows:
+        order: dict = {}
+        for corner in itertools.product(*(hulls[q] for q in qbox)):
+            q = {**dict(zip(qfin, qc)), **dict(zip(qbox, corner))}
+            weight: dict = {}
+            for a, b, c in terms:
+                weight[b] = weight.get(b, Fraction(0)) + c * q[a]
+            spans = []
+            for k in classes:
+                fixed = sum((w * k[d] for d, w in weight.items() if d not in hulls), Fraction(0))
+                spans.append((fixed + sum((min(w * hulls[d][0], w * hulls[d][1]) for d, w in weight.items() if d in hulls), Fraction(0)),
+                              fixed + sum((max(w * hulls[d][0], w * hulls[d][1]) for d, w in weight.items() if d in hulls), Fraction(0))))
+            for a, b in pairs:
+                above = spans[a][0] - spans[b][1] > 0
+                apart = spans[a][0] - spans[b][1] if above else spans[b][0] - spans[a][1]
+                if apart <= 0 or order.setdefault((a, b), above) != above:
+                    return None
+                gap = apart if gap is None else min(gap, apart)
+    return gap
 
 
 def _symbolic(c: Coord, name: str) -> Expr | None:
@@ -1005,9 +1119,17 @@ def attention_coords(layer: AttentionLayer, coords: dict, first: int, facts: lis
                                 harmonic=None if contrib.harmonic is None else
                                 (contrib.harmonic[0] | {Fraction(0)}, contrib.harmonic[1]))
             contrib = replace(contrib, at_bos=_bos_row_output(fact.head.visible, first, val),
-                              bound=_bos_bound(fact.head, coords, first))
+                              bound=_bos_bound(fact.head, coords, first),
+                              hull=_mean_hull(value_hull(val), may_be_empty(fact.head.visible)))
             new[out] = replace(_add(new[out], contrib), exact_unless=_noisy_sum(new[out], contrib, noisy.get(out)))
     return new
+
+
+def _mean_hull(values: tuple | None, empty: bool) -> tuple | None:
+    """A head's output is a mean of visible keys' values (in their hull), or 0 on a row that sees no key."""
+    if values is None or not empty:
+        return values
+    return min(values[0], Fraction(0)), max(values[1], Fraction(0))
 
 
 def _key_den_bound(val: Coord, visible: str, first: int) -> Expr | None:
@@ -1060,18 +1182,34 @@ def _maxima_values(head: Head, coords: dict, joint: Joint | None, first: int) ->
     table = _query_table(head, coords, joint)
     if table is None:
         return None
-    qdims, qrows, outs = table[0], table[1], table[-1]
     points: set = set()
     families: set = set()
-    for qc in qrows:
-        means = _query_means(head, coords, first, table, dict(zip(qdims, qc)))
+    for q, own, alone in _query_rows(head, table, joint):
+        means = ({table[6][own]}, set()) if alone else _query_means(head, coords, first, table, q, own)
         if means is None:
             return None
         points.update(means[0])
         families.update(means[1])
     if not points | families or len(points) + len(families) > MAX_FIN:
         return None
-    return points, families, outs
+    return points, families, table[-1]
+
+
+def _query_rows(head: Head, table: tuple, joint: Joint | None):
+    """(query values, the class of the row's own key or None, whether the row sees that key alone) for every
+    kind of row: per symbol row of the joint when it tracks the query and class dims and the row sees its
+    own key (so the maximum is at least that key's score; the BOS row under j<=i sees only itself), else
+    per joint query value with the own class unknown."""
+    qdims, qrows, fdims, classes = table[0], table[1], table[3], table[5]
+    if joint is None or head.visible not in ("all", "j<=i", "j>=i") or not set(qdims) | set(fdims) <= set(joint.dims):
+        yield from ((dict(zip(qdims, qc)), None, False) for qc in qrows)
+        return
+    at = {d: joint.dims.index(d) for d in set(qdims) | set(fdims)}
+    for row in sorted(joint.rows):
+        mine = [k for k, c in enumerate(classes) if all(c[d] == row[at[d]] for d in fdims)]
+        own = mine[0] if len(mine) == 1 else None
+        bos_row = row not in joint.inputs
+        yield {d: row[at[d]] for d in qdims}, own, bos_row and head.visible == "j<=i" and own is not None
 
 
 def _query_table(head: Head, coords: dict, joint: Joint | None) -> tuple | None:
@@ -1110,6 +1248,8 @@ def _query_means(head: Head, coords: dict, first: int, table: tuple, q: dict, ow
     if not position:  # the maxima are one level of F_q: one value there, or nothing is known
         floor = _bos_score(weight, fdims, coords, head.visible, first)
         bos = bos_classes if floor is not None else set()
+        if own is not None and head.visible in ("all", "j<=i", "j>=i"):  # the row sees its own key
+            floor = scores[own] if floor is None else max(floor, scores[own])
         for k, (s, v) in enumerate(zip(scores, carried)):
             if floor is None or s >= floor:  # a level below the ever-visible BOS key is never maximal
                 levels.setdefault(s, {})[k] = v
@@ -1506,11 +1646,42 @@ def ffn_coords(layer: FFNLayer, coords: dict, fact: FFNFact, first: int) -> dict
     for d in outs:
         if new[d].fin is None and new[d].harmonic is None and (apart := _relu_apart(layer, coords, d)) is not None:
             new[d] = replace(new[d], apart=apart)
+        if new[d].fin is None and new[d].harmonic is None:
+            new[d] = replace(new[d], hull=_ffn_hull(layer, coords, d))
     if fact.noisy is not None:
         noisy = _ffn_values(layer, fact.dims, fact.noisy, fact.noisy_pre, outs)
         for d in outs:
             new[d] = replace(new[d], exact_unless=frozenset(noisy[d]) if len(noisy[d]) <= MAX_FIN else None)
     return new
+
+
+def _ffn_hull(layer: FFNLayer, coords: dict, d: str) -> tuple | None:
+    """Bounds on x_d + Σ c·ReLU(a·x + b) over the units writing d.  When they read one dim x, the output is
+    piecewise linear in x alone (plus x_d when d ≠ x): its extremes over x's hull are at the ends or at a
+    breakpoint −b/a inside.  Otherwise each unit's pre-activation is bounded term by term (interval
+    arithmetic, monotone ReLU)."""
+    units = [(u, sum((c for e, c in u.outputs if e == d), Fraction(0))) for u in layer.units]
+    units = [(u, c) for u, c in units if c]
+    reads = {x for u, _ in units for x, _ in u.inputs}
+    base = value_hull(coords[d])
+    hulls = {x: value_hull(coords[x]) for x in reads}
+    if base is None or any(h is None for h in hulls.values()):
+        return None
+    if len(reads) == 1:
+        (x,) = reads
+        lo, hi = hulls[x]
+        lines = [(sum((a for _, a in u.inputs), Fraction(0)), u.bias, c) for u, c in units]
+        points = {lo, hi} | {-b / a for a, b, _ in lines if a and lo < -b / a < hi}
+        values = [(t if x == d else Fraction(0)) + sum((c * max(Fraction(0), a * t + b) for a, b, c in lines), Fraction(0))
+                  for t in points]
+        return (min(values), max(values)) if x == d else (base[0] + min(values), base[1] + max(values))
+    lo, hi = base
+    for u, c in units:
+        pre = (u.bias, u.bias)
+        for x, a in u.inputs:
+            pre = _hull_sum(pre, _hull_scaled(hulls[x], a))
+        lo, hi = _hull_sum((lo, hi), _hull_scaled((max(pre[0], Fraction(0)), max(pre[1], Fraction(0))), c))
+    return lo, hi
 
 
 def _ffn_harmonic(layer: FFNLayer, dims: list[str], coords: dict, outs: list[str]) -> dict | None:

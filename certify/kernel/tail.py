@@ -433,6 +433,9 @@ def _head(fact: HeadFact, rng: dict, err: dict, tau_expr: Expr, n0: int, first: 
                 cases = special_leak(fact, [q_ball(x_a[0]), q_ball(x_0[0])],
                                      other_values=fact.rungs_agree and eta.is_zero())
                 leak = min((leak, Mono(cases)), key=lambda m: _sup_or_inf(m, n0))
+        if fact.class_gap is not None:  # L-value-classes: keys valued unlike the maxima lie ≥ g below them
+            leak = min((leak, _gap_leak(_ratio([Num(fact.class_gap)], tau_expr, n0, head), n0, first)),
+                       key=lambda m: _sup_or_inf(m, n0))
     lam = _capped(leak, n0)
     inv_tau = None
     added = {}
@@ -445,6 +448,10 @@ def _head(fact: HeadFact, rng: dict, err: dict, tau_expr: Expr, n0: int, first: 
             inv_tau = inv_tau or with_logs(Num(Fraction(1)), tau_expr, n0)
             drift = mul(eta, inv_tau)
             e = add(nu, mul(spread, drift if fact.kind == "uniform" else add(drift, mul(const(2), lam), n0)), n0)
+            top = sup(drift, n0) if fact.homogeneous else None
+            if top is not None and top.is_finite():  # L-fp-gap: the maxima share a value, leak ≤ e^{2η/τ}·Λ
+                shared = add(nu, mul(spread, mul(const((2 * top).exp()), lam)), n0)
+                e = min((e, shared), key=lambda m: _sup_or_inf(m, n0))
         added[o] = add(added[o], e, n0) if o in added else e
     return TailHead(head.name, leak, level), added
 
