@@ -166,3 +166,19 @@ def test_value_classes_certify_every_length(name):
     check(outcome.certificate, model)
     words = words_up_to(model.alphabet, 1, 5, budget=60, random_words=6, random_max=300, seed=5)
     assert assert_certificate_holds(model, outcome.certificate["claim"], words) > 0
+
+
+def test_an_injective_position_term_puts_at_most_one_key_of_each_class_among_the_maxima():
+    """h1 scores ½·p(j) + 2·w0(i)·t_a(j) + ½·t_b(i)·t_b(j) + ½·t_bos(j), p = 1/(j + 1): w0(i) is a rounded prefix
+    ratio known only by its range, so no level of the class scores is known — but p is injective, two keys of
+    one class never tie, and h1 outputs the mean of one key per class (a, b, BOS): {0, 1/3, 1/2, 1}
+    (L-maxima-classes (a)); the output ramp keeps every value ≥ 1/3 off θ.  Control: with the position term
+    weighed by t_b(i), P ≡ 0 at a rows, where keys of one class tie, and no set is claimed."""
+    model = load_model(OUTSIDE / "one-key-per-class.json")
+    st = analyse(model)
+    assert st.coords[3]["w1"].fin == {0, Fraction(1, 3), Fraction(1, 2), 1}
+    assert "L-maxima-classes" in st.facts[2][0].lemma
+    _certified_checked_audited(model, n_max=1000)
+    data = json.loads((OUTSIDE / "one-key-per-class.json").read_text())
+    data["layers"][2]["heads"][0]["score"][0][0] = "t_b"
+    assert analyse(model_from_dict(data)).coords[3]["w1"].fin is None

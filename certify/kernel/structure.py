@@ -1178,21 +1178,56 @@ def _split(found: tuple | None) -> tuple[dict, dict]:
 
 
 def _maxima_values(head: Head, coords: dict, joint: Joint | None, first: int) -> tuple | None:
-    """(point value vectors, families (v, d) of vectors, out dims) over every query, or None."""
+    """(point value vectors, families (v, d) of vectors, out dims) over every query, or None; when the
+    query values are not known, :func:`_one_key_per_class`."""
     table = _query_table(head, coords, joint)
     if table is None:
-        return None
+        return _one_key_per_class(head, coords, joint)
     points: set = set()
     families: set = set()
     for q, own, alone in _query_rows(head, table, joint):
         means = ({table[6][own]}, set()) if alone else _query_means(head, coords, first, table, q, own)
         if means is None:
-            return None
+            return _one_key_per_class(head, coords, joint)
         points.update(means[0])
         families.update(means[1])
     if not points | families or len(points) + len(families) > MAX_FIN:
         return None
     return points, families, table[-1]
+
+
+def _one_key_per_class(head: Head, coords: dict, joint: Joint | None) -> tuple | None:
+    """L-maxima-classes (a) without the class scores: when the position part P_q of every row's score is
+    injective in the key position (its query weights finite-valued and never all 0), two keys of one class
+    never tie, whatever the class scores F_q are (a query known only by its range, say), so the maxima hold
+    at most one key per class and the output is the mean of the values of a non-empty set of classes, each
+    counted once."""
+    shadow = [t for t in head.score if _row_constant(coords[t[1]]) is None]
+    outs = tuple(dict.fromkeys(o for o, _, _ in head.value))
+    fdims = sorted({k for _, k, _ in shadow if coords[k].fin is not None} | {v for _, v, _ in head.value})
+    pdims = sorted({k for _, k, _ in shadow if coords[k].fin is None})
+    if head.hard != "average" or not pdims or any(coords[k].pe is None for k in pdims) or set(pdims) & set(fdims):
+        return None
+    pq = sorted({q for q, k, _ in shadow if k in pdims})
+    prows, krows = _joint_values(pq, coords, joint), _joint_values(fdims, coords, joint)
+    if prows is None or krows is None:
+        return None
+    for qc in prows:
+        weight = _class_scores([t for t in shadow if t[1] in pdims], [], [], dict(zip(pq, qc)))[0]
+        position = [(weight[d], coords[d].pe) for d in pdims if weight[d]]
+        if not position or not _injective_in_position(position):
+            return None
+    counts: dict = {}
+    for row in krows:
+        k = dict(zip(fdims, row))
+        v = tuple(sum((c * k[x] for o2, x, c in head.value if o2 == o), Fraction(0)) for o in outs)
+        counts[v] = counts.get(v, 0) + 1
+    values = sorted(counts.items())
+    if prod(m + 1 for _, m in values) > MAX_FIN:
+        return None
+    points = {tuple(sum((p * v[t] for p, (v, _) in zip(picks, values)), Fraction(0)) / sum(picks) for t in range(len(outs)))
+              for picks in itertools.product(*(range(m + 1) for _, m in values)) if any(picks)}
+    return points, set(), outs
 
 
 def _query_rows(head: Head, table: tuple, joint: Joint | None):

@@ -2,7 +2,8 @@
 
 Statement.  Key scores s_j = F(c_j) + P(j), c_j the key's class (its finite values), P a function of
 the position.  (a) If P(j1) ≠ P(j2) for j1 ≠ j2, two keys with F(c1) = F(c2) never tie: the maxima
-hold at most one key per value of F.  (b) If P(j) = σ·j + β and |δ/σ| > D ≥ |j1 − j2|, then
+hold at most one key per value of F — in particular at most one key per class, whatever F is (a query known
+only by its range), so the output is the mean of the values of a non-empty set of classes, each once.  (b) If P(j) = σ·j + β and |δ/σ| > D ≥ |j1 − j2|, then
 P(j1) − P(j2) ≠ δ.  (c) If x = P(j1), y = P(j2) have one strict sign and |δ| ≥ max(|x|, |y|), δ ≠ 0,
 then x − y ≠ δ (levels of F that far apart never tie).  (d) If P(j) = σ·j + β with σ ≠ 0 and r = δ/σ lies
 strictly between two consecutive integers, then P(j1) − P(j2) ≠ δ for integer positions j1, j2.
