@@ -1202,12 +1202,10 @@ def _one_key_per_class(head: Head, coords: dict, joint: Joint | None) -> tuple |
     never tie, whatever the class scores F_q are (a query known only by its range, say), so the maxima hold
     at most one key per class and the output is the mean of the values of a non-empty set of classes, each
     counted once."""
-    shadow = [t for t in head.score if _row_constant(coords[t[1]]) is None]
-    outs = tuple(dict.fromkeys(o for o, _, _ in head.value))
-    fdims = sorted({k for _, k, _ in shadow if coords[k].fin is not None} | {v for _, v, _ in head.value})
-    pdims = sorted({k for _, k, _ in shadow if coords[k].fin is None})
-    if head.hard != "average" or not pdims or any(coords[k].pe is None for k in pdims) or set(pdims) & set(fdims):
+    split = _class_and_position_dims(head, coords)
+    if split is None or not split[3]:
         return None
+    shadow, outs, fdims, pdims = split
     pq = sorted({q for q, k, _ in shadow if k in pdims})
     prows, krows = _joint_values(pq, coords, joint), _joint_values(fdims, coords, joint)
     if prows is None or krows is None:
@@ -1219,8 +1217,7 @@ def _one_key_per_class(head: Head, coords: dict, joint: Joint | None) -> tuple |
             return None
     counts: dict = {}
     for row in krows:
-        k = dict(zip(fdims, row))
-        v = tuple(sum((c * k[x] for o2, x, c in head.value if o2 == o), Fraction(0)) for o in outs)
+        v = _carried(head, outs, dict(zip(fdims, row)))
         counts[v] = counts.get(v, 0) + 1
     values = sorted(counts.items())
     if prod(m + 1 for _, m in values) > MAX_FIN:
@@ -1247,23 +1244,38 @@ def _query_rows(head: Head, table: tuple, joint: Joint | None):
         yield {d: row[at[d]] for d in qdims}, own, bos_row and head.visible == "j<=i" and own is not None
 
 
-def _query_table(head: Head, coords: dict, joint: Joint | None) -> tuple | None:
-    """What :func:`_query_means` needs, shared by every query: (query dims, their joint values,
-    score terms left after row constants, finite key dims, position key dims, key classes, the value
-    each class carries, (the classes only the BOS key has, the query values only the BOS row has), out
-    dims), or None when a dim is neither finite nor position-embedded."""
+def _class_and_position_dims(head: Head, coords: dict) -> tuple | None:
+    """(score terms left after row constants, out dims, finite key dims (a key's class, with the value dims),
+    position key dims) of an average head, or None when a key dim is neither finite nor a position embedding."""
     shadow = [t for t in head.score if _row_constant(coords[t[1]]) is None]
     outs = tuple(dict.fromkeys(o for o, _, _ in head.value))
     fdims = sorted({k for _, k, _ in shadow if coords[k].fin is not None} | {v for _, v, _ in head.value})
     pdims = sorted({k for _, k, _ in shadow if coords[k].fin is None})
     if head.hard != "average" or any(coords[k].pe is None for k in pdims) or set(pdims) & set(fdims):
         return None
+    return shadow, outs, fdims, pdims
+
+
+def _carried(head: Head, outs: tuple, key: dict) -> tuple:
+    """The value vector a key of these finite values adds: per out dim, the sum of the head's value terms."""
+    return tuple(sum((c * key[v] for o2, v, c in head.value if o2 == o), Fraction(0)) for o in outs)
+
+
+def _query_table(head: Head, coords: dict, joint: Joint | None) -> tuple | None:
+    """What :func:`_query_means` needs, shared by every query: (query dims, their joint values,
+    score terms left after row constants, finite key dims, position key dims, key classes, the value
+    each class carries, (the classes only the BOS key has, the query values only the BOS row has), out
+    dims), or None when a dim is neither finite nor position-embedded."""
+    split = _class_and_position_dims(head, coords)
+    if split is None:
+        return None
+    shadow, outs, fdims, pdims = split
     qdims = sorted({q for q, _, _ in shadow})
     qrows, krows = _joint_values(qdims, coords, joint), _joint_values(fdims, coords, joint)
     if qrows is None or krows is None or len(qrows) * len(krows) > MAX_COMBOS:
         return None
     classes = [dict(zip(fdims, row)) for row in krows]
-    carried = [tuple(sum((c * k[v] for o2, v, c in head.value if o2 == o), Fraction(0)) for o in outs) for k in classes]
+    carried = [_carried(head, outs, k) for k in classes]
     only = joint.bos_only(fdims) if joint is not None else set()
     bos = _bos_only(classes, fdims, coords) | {k for k, row in enumerate(krows) if tuple(row) in only}
     bos_queries = joint.bos_only(qdims) if joint is not None else set()
@@ -1559,7 +1571,7 @@ def _noisy_outputs(fact: HeadFact, coords: dict, joint: Joint | None, first: int
         levels: dict = {}
         for kc in kr:
             k = dict(zip(kd, kc))
-            carried = tuple(sum((c * k[v] for o2, v, c in head.value if o2 == o), Fraction(0)) for o in outs)
+            carried = _carried(head, outs, k)
             levels.setdefault(sum((w * k[b] for b, w in coef.items() if w), Fraction(0)), set()).add(carried)
         low = min(levels)
         for s, carried in levels.items():
