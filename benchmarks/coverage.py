@@ -8,7 +8,8 @@ shipped models) (seeded), keeps the simulable ones
 (soft = hard on every word up to length ``--sim-len`` at one of ``TRY_TAUS``), certifies each to n_max, and
 brute-forces every certificate (exact hard vs 60-digit soft on all words up to length 7 within a
 budget plus random long words, at the certified τ).  Prints one line per model, the counts, and the
-blockers of the models not proved, by count; ``--ties`` also searches each model not proved for a word
+blockers of the models not proved, by count, and how many were refuted by a word longer than ``--sim-len`` (a
+hard output exactly on θ that soft leaks across: simulable only as far as brute force looked); ``--ties`` also searches each model not proved for a word
 whose hard output sits exactly on θ (what no margin can certify).  Exit status 1 when any certificate fails brute force.
 """
 from __future__ import annotations
@@ -66,6 +67,7 @@ def main(argv=None) -> int:
     unbounded = args.family.startswith("u")
     rng = random.Random(args.seed)
     blockers, verdicts, unsound, ties, on_theta = collections.Counter(), collections.Counter(), [], [], collections.Counter()
+    refuted_at = []  # the length of each refuting word
     for k in range(args.count):
         data = edited_model(rng, k) if args.family.startswith("e") else random_model(rng, k, unbounded=unbounded)
         if k < args.start:
@@ -80,6 +82,8 @@ def main(argv=None) -> int:
         outcome = certify(model, 1, args.nmax, cfg=CertifyConfig())
         dt = time.time() - t
         verdicts[outcome.verdict] += 1
+        if outcome.verdict == "refuted":
+            refuted_at.append(outcome.counterexample.n)
         note = ""
         if outcome.verdict == "certified":
             words = words_up_to(model.alphabet, 1, 7, budget=3000, random_words=40, random_max=min(args.nmax, 60), seed=k)
@@ -105,6 +109,9 @@ def main(argv=None) -> int:
     total = sum(verdicts.values())
     print(f"seed {args.seed} {args.family}: simulable {total}, " + ", ".join(f"{v} {c}" for v, c in verdicts.most_common())
           + f", unsound {len(unsound)}, threshold ties of all-uniform models {len(ties)}")
+    longer = sum(1 for n in refuted_at if n > args.sim_len)
+    print(f"refuted by a word longer than --sim-len {args.sim_len} (simulable only as far as brute force looked): "
+          f"{longer}; certified among the {total - longer} not so refuted: {verdicts['certified']}")
     for b, c in blockers.most_common(30):
         print(c, b)
     if args.ties:

@@ -29,7 +29,7 @@ from .kernel.tail import TailFailure, TailReport, analyse_tail, sup, tail_record
 from .second_opinion import rounding_obligations
 from .simplify import readable
 from .model import Model
-from .refute import Counterexample, search_counterexample, threshold_witness
+from .refute import Counterexample, search_counterexample, threshold_refutation
 
 @dataclass(frozen=True)
 class CertifyConfig:
@@ -340,13 +340,16 @@ def _certify_unbounded(model: Model, st: Structure, tau: Expr | None, n_min: int
 
 def _unproved(model: Model, why: str, tau: Expr | None, n_min: int, n_max: int, cfg: CertifyConfig,
               blockers: list[str] | None = None) -> Outcome:
-    cex = search_counterexample(model, tau, n_min, n_max) if cfg.refute else None
-    if cex is not None:
-        return Outcome("refuted", reason=cex.reason, counterexample=cex, tau=tau)
-    blockers = list(blockers or [why])
-    if cfg.refute and any("margin 0" in b for b in blockers):  # name a word on θ when there is a short one
-        tie = threshold_witness(model, n_min, n_max)
-        blockers += [tie] if tie is not None else []
+    blockers, hard = list(blockers or [why]), {}
+    if cfg.refute:
+        cex = search_counterexample(model, tau, n_min, n_max, hard=hard)
+        tie = None
+        if cex is None:  # a word on θ refutes when soft leaks it across (hotter τ, raised precision)
+            cex, tie = threshold_refutation(model, tau, n_min, n_max, hard=hard)
+        if cex is not None:
+            return Outcome("refuted", reason=cex.reason, counterexample=cex, tau=tau)
+        if tie is not None and any("margin 0" in b for b in blockers):
+            blockers.append(tie)
     return Outcome("not proved", reason=why, tau=tau, blockers=blockers)
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import itertools
 import time
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 
 import mpmath
@@ -35,6 +35,14 @@ class RefuteConfig:
     seed: int = 0
     work: int = 100_000  # per τ tried: Σ over words of n·dims·layers + heads·n² (the evaluator's work)
     seconds: float = 20.0  # wall-clock cap on the whole search (large models evaluate slowly in mpmath)
+    # the search for a hard output exactly on θ (exact hard runs only), then the side soft leaks it to
+    tie_exhaustive: int = 2000  # every word of the shortest lengths, this many in all
+    tie_words: int = 4000  # patterned random words after those (periodic with flips, runs, random)
+    tie_max_len: int = 24
+    tie_work: int = 500_000  # the hard-only search's work (as ``work``: Σ n·dims·layers + heads·n²), ≈ 3 s
+    tie_seconds: float = 5.0  # wall-clock cap on the whole tie step, hard search and soft sides (keeps certify ≤ 10 s)
+    tie_soft: int = 60  # tie words whose soft side is resolved in mpmath
+    tie_dps: tuple[int, ...] = (40, 160, 640)  # raised until the leak is farther than the noise 10^(−dps/2)
 
 
 @dataclass(frozen=True)
@@ -64,39 +72,50 @@ def candidate_words(model: Model, n_min: int, n_max: int, cfg: RefuteConfig):
 
 
 def search_counterexample(model: Model, tau: Expr | None, n_min: int, n_max: int | str,
-                          cfg: RefuteConfig = RefuteConfig()) -> Counterexample | None:
+                          cfg: RefuteConfig = RefuteConfig(), hard: dict | None = None) -> Counterexample | None:
+    """A candidate word whose soft decision differs from its hard one at ``tau`` (or at each of ``default_taus``,
+    near the τ → 0 limit), or None.  ``hard`` caches the exact runs by word across τ and across
+    :func:`threshold_refutation`, which handles the words whose hard output sits on θ."""
+    hard = {} if hard is None else hard
     n_hi = n_max if isinstance(n_max, int) else cfg.random_max_len
-    if tau is not None:
-        plan = [(tau, False)]
-    else:
-        plan = [(parse_expr(t, ("n",)), False) for t in cfg.default_taus]
-        plan += [(parse_expr(t, ("n",)), True) for t in cfg.threshold_taus]
+    plan = [tau] if tau is not None else [parse_expr(t, ("n",)) for t in cfg.default_taus]
     heads, width = len(model.heads), len(model.dims) * len(model.layers)
     deadline = time.monotonic() + cfg.seconds
-    for t, on_threshold_only in plan:
+    for t in plan:
         spent = 0
         for word in candidate_words(model, n_min, n_hi, cfg):
             spent += len(word) * width + heads * len(word) ** 2
             if spent > cfg.work or time.monotonic() > deadline:
                 break
-            cex = _compare(model, word, t, cfg, on_threshold_only)
+            run = _hard(model, word, hard)
+            try:
+                cex = run and _counterexample(model, word, t, run, soft_run(model, word, t, dps=cfg.dps), cfg, False)
+            except UserError:
+                cex = None
             if cex is not None:
                 return cex
     return None
 
 
-def _compare(model: Model, word, tau: Expr, cfg: RefuteConfig, on_threshold_only: bool = False) -> Counterexample | None:
-    try:
-        hard = hard_run(model, word)
-        soft = soft_run(model, word, tau, dps=cfg.dps)
-    except UserError:
-        return None
+def _hard(model: Model, word, cache: dict):
+    """The exact run of ``word`` (None where the model rejects it), once per word."""
+    if word not in cache:
+        try:
+            cache[word] = hard_run(model, word)
+        except UserError:
+            cache[word] = None
+    return cache[word]
+
+
+def _counterexample(model: Model, word, tau: Expr, hard, soft, cfg: RefuteConfig,
+                    on_threshold_only: bool) -> Counterexample | None:
+    """The first output row whose soft decision differs from the hard one by more than the noise, as a
+    counterexample, or None."""
     with mpmath.workdps(cfg.dps):
         noise = mpmath.mpf(cfg.noise.numerator) / cfg.noise.denominator
         theta = mpmath.mpf(model.output.threshold.numerator) / model.output.threshold.denominator
         for row, h, s, hd, sd in zip(hard.output_rows, hard.outputs, soft.outputs, hard.decisions, soft.decisions):
-            if on_threshold_only and (decision_clearance(model, h) != 0 if model.output.argmax
-                                      else h != model.output.threshold):
+            if on_threshold_only and not _on_threshold(model, h):
                 continue
             if hd != sd and decision_clearance(model, s) > noise:
                 n = len(word)
@@ -112,28 +131,90 @@ def _compare(model: Model, word, tau: Expr, cfg: RefuteConfig, on_threshold_only
     return None
 
 
-def threshold_witness(model: Model, n_min: int, n_max: int | str, cfg: RefuteConfig = RefuteConfig()) -> str | None:
-    """A word at whose output a hard value sits exactly on the threshold (argmax: a tie for the top), said
-    in words, or None: the candidate words of :func:`candidate_words`, exact hard runs only.  Named when the
-    margin at the rows that may leak is 0: such a row's decision is whichever side the leakage takes
-    (a row where soft = hard exactly decides as hard, on θ too, and needs no margin)."""
-    n_hi = n_max if isinstance(n_max, int) else cfg.random_max_len
-    spent, width = 0, len(model.dims) * len(model.layers)
-    for word in candidate_words(model, n_min, n_hi, cfg):
-        spent += len(word) * width
-        if spent > cfg.work:
-            return None
-        try:
-            hard = hard_run(model, word)
-        except UserError:
+def _patterned_words(model: Model, n_lo: int, n_hi: int, cfg: RefuteConfig):
+    """Seeded words of length n_lo … n_hi: a short period repeated with a few flips, runs of symbols, or uniform
+    draws -- the shapes on which a rounded count ratio lands exactly on θ (equal counts, periodic positions)."""
+    rng = random.Random(cfg.seed + 1)
+    for _ in range(cfg.tie_words if n_hi >= n_lo else 0):
+        n, style = rng.randint(n_lo, n_hi), rng.random()
+        if style < 0.4:
+            period = [rng.choice(model.alphabet) for _ in range(rng.randint(1, 4))]
+            word = [period[i % len(period)] for i in range(n)]
+            for _ in range(rng.randint(0, 3)):
+                word[rng.randrange(n)] = rng.choice(model.alphabet)
+        elif style < 0.6:
+            word = []
+            while len(word) < n:
+                word += [rng.choice(model.alphabet)] * rng.randint(1, max(1, n // 2))
+            word = word[:n]
+        else:
+            word = [rng.choice(model.alphabet) for _ in range(n)]
+        yield tuple(word)
+
+
+def _on_threshold(model: Model, h) -> bool:
+    return (sorted(h)[-1] == sorted(h)[-2]) if model.output.argmax else h == model.output.threshold
+
+
+def tie_words(model: Model, n_min: int, n_max: int | str, cfg: RefuteConfig = RefuteConfig(), hard: dict | None = None):
+    """Words with a hard output exactly on the threshold (argmax: a tie for the top), with the row: every word of
+    the shortest lengths (``tie_exhaustive`` in all), then :func:`_patterned_words` up to ``tie_max_len``, exact
+    hard runs only, within ``tie_work`` (deterministic) and ``tie_seconds``."""
+    n_hi = min(n_max if isinstance(n_max, int) else cfg.tie_max_len, cfg.tie_max_len)
+    deadline = time.monotonic() + cfg.tie_seconds
+    hard, seen, spent = ({} if hard is None else hard), set(), 0
+    heads, width = len(model.heads), len(model.dims) * len(model.layers)
+    short = candidate_words(model, n_min, n_hi, replace(cfg, exhaustive_budget=cfg.tie_exhaustive, random_words=0))
+    for word in itertools.chain(short, _patterned_words(model, n_min, n_hi, cfg)):
+        spent += len(word) * width + heads * len(word) ** 2
+        if spent > cfg.tie_work or time.monotonic() > deadline:
+            return
+        if word in seen:
             continue
-        for row, h in zip(hard.output_rows, hard.outputs):
-            if (sorted(h)[-1] == sorted(h)[-2]) if model.output.argmax else h == model.output.threshold:
-                return (f"hard output {format_value(h)} sits on the "
-                        f"{'tie of its top two values' if model.output.argmax else 'threshold'} at "
-                        f"{format_word(model, word)!r} (n={len(word)}), position {row + hard.first_position}: "
-                        "no margin can certify it if soft leaks there")
-    return None
+        seen.add(word)
+        run = _hard(model, word, hard)
+        row = None if run is None else next((r for r, h in zip(run.output_rows, run.outputs) if _on_threshold(model, h)), None)
+        if row is not None:
+            yield word, run, row
+
+
+def threshold_refutation(model: Model, tau: Expr | None, n_min: int, n_max: int | str,
+                         cfg: RefuteConfig = RefuteConfig(), hard: dict | None = None) -> tuple[Counterexample | None, str | None]:
+    """A word whose hard output sits exactly on θ and whose soft output leaks to the other side at τ (``tau``, or
+    each of ``threshold_taus``), and the first word on θ said in words (or None).
+
+    Why: where the margin is 0 no bound certifies, but the model may still be simulable when every leak pushes
+    toward the hard side; when one pushes across, the word refutes the schedule.  The leak at such a word is
+    e^(−γ/τ)-small, so mpmath's precision is raised (``tie_dps``) until the soft output is farther from θ than
+    the noise 10^(−dps/2) -- rounding never makes a counterexample -- or the largest precision is spent."""
+    plan = [tau] if tau is not None else [parse_expr(t, ("n",)) for t in cfg.threshold_taus]
+    first, deadline = None, time.monotonic() + cfg.tie_seconds
+    for k, (word, run, row) in enumerate(tie_words(model, n_min, n_max, cfg, hard)):
+        if first is None:
+            first = (f"hard output {format_value(run.outputs[run.output_rows.index(row)])} sits on the "
+                     f"{'tie of its top two values' if model.output.argmax else 'threshold'} at "
+                     f"{format_word(model, word)!r} (n={len(word)}), position {row + run.first_position}: "
+                     "no margin can certify it if soft leaks there")
+        if k >= cfg.tie_soft or time.monotonic() > deadline:
+            break
+        for t in plan:
+            for dps in cfg.tie_dps:
+                if time.monotonic() > deadline:
+                    return None, first
+                fine = replace(cfg, dps=dps, noise=Fraction(1, 10 ** (dps // 2)))
+                try:
+                    soft = soft_run(model, word, t, dps=dps)
+                except UserError:
+                    break
+                cex = _counterexample(model, word, t, run, soft, fine, on_threshold_only=True)
+                if cex is not None:
+                    return cex, first
+                with mpmath.workdps(dps):
+                    noise = mpmath.mpf(fine.noise.numerator) / fine.noise.denominator
+                    if all(decision_clearance(model, y) > noise
+                           for h, y in zip(run.outputs, soft.outputs) if _on_threshold(model, h)):
+                        break  # every output on θ has left it on the hard side: more digits change nothing
+    return None, first
 
 
 def decision_clearance(model: Model, y):
