@@ -701,7 +701,8 @@ def _two_keys_model(rng: random.Random, k: int) -> dict:
     """Two heads adding one selected key's value each into the output dim (aimed at L-two-keys): a token
     preference (mostly two different tokens, sometimes one) with a position tie-break, values ±P(j) (often
     opposite, so P₁ + P₂ is free of j) plus token offsets, thresholds on and off the reachable differences,
-    BOS or not, average heads too."""
+    BOS or not, average heads too; half of them through an FFN that is linear (c·ReLU(h) − c·ReLU(−h)) or
+    almost (a twin with another bias or the same sign)."""
     alphabet = ["a", "b", "c"][:rng.choice([2, 3])]
     bos = rng.random() < 0.5
     token = {s: {f"t_{s}": 1} for s in alphabet} | ({"$": {"t_bos": 1}} if bos else {})
@@ -710,15 +711,28 @@ def _two_keys_model(rng: random.Random, k: int) -> dict:
     for h in range(2):
         score = [["one", f"t_{preferred[h]}", 1], ["one", "p", rng.choice(["1/2", "-1/2", "1/4", "-1/3"])]]
         if bos and rng.random() < 0.5:
-            score.append(["one", "t_bos", rng.choice(["1/4", "-1/4", "2"])])
+            score.append(["one", "t_bos", rng.choice(["1/4", "-1/4", "2", "1/2", "-1/2", "-1"])])  # at, above, below a class's best
         value = [["out", "p", str(sign * (1 if h == 0 else rng.choice([-1, -1, -1, 2])))]]
         value += [["out", f"t_{s}", rng.choice(["1", "-1", "2", "1/2"])] for s in alphabet if rng.random() < 0.3]
         heads.append({"name": f"h{h}", "hard": rng.choice(["leftmost", "rightmost", "average"]),
                       "visible": rng.choice(["all", "j<=i"]), "score": score, "value": value})
+    layers, dims = [{"type": "attention", "heads": heads}], ["out"]
+    if rng.random() < 0.5:  # through an FFN: c·ReLU(h) − c·ReLU(−h) = c·h, h = a₀x₀ + a₁x₁ + b, or a twin that breaks it
+        dims = ["out", "x0", "x1"]
+        for h, head in enumerate(heads):
+            head["value"] = [[f"x{h}", x, c] for _, x, c in head["value"]]
+        a0, ratio = Fraction(rng.choice([1, 2, -1])), Fraction(heads[0]["value"][0][2]) / Fraction(heads[1]["value"][0][2])
+        a = {"x0": a0, "x1": -a0 * ratio if rng.random() < 0.8 else a0 * rng.choice([1, -2])}  # mostly P₁ + P₂ free of j
+        b, c = Fraction(rng.choice([0, 0, 1, -2])) / 2, rng.choice([1, -1, 2])
+        twin = {"in": {d: str(-w) for d, w in a.items()}, "bias": str(-b), "out": {"out": -c}}
+        if rng.random() < 0.25:
+            twin = rng.choice([{**twin, "bias": str(b + Fraction(1, 2))}, {**twin, "out": {"out": c}}])
+        layers.append({"type": "ffn", "hidden": [{"in": {d: str(w) for d, w in a.items()}, "bias": str(b),
+                                                  "out": {"out": c}}, twin]})
     return {"format": "hardsoft.model/1", "name": f"two-keys-{k}", "alphabet": alphabet, "bos": "$" if bos else None,
-            "dims": ["one", "p"] + [f"t_{s}" for s in alphabet] + (["t_bos"] if bos else []) + ["out"],
+            "dims": ["one", "p"] + [f"t_{s}" for s in alphabet] + (["t_bos"] if bos else []) + dims,
             "embed": {"token": token, "position": {"one": "1", "p": rng.choice(["i/n", "i/(n+1)", "2*i/(n+1)"])}},
-            "layers": [{"type": "attention", "heads": heads}],
+            "layers": layers,
             "output": {"dim": "out", "position": rng.choice(["first", "last", "all"]),
                        "threshold": rng.choice(["0", "0", "0", "1", "-1", "1/2", "2"])}}
 
@@ -738,6 +752,23 @@ def test_two_keys_sweep_holds_by_brute_force():
 def test_two_keys_sweep_large():
     certified, pairs = _two_keys_sweep(6, 300)
     assert pairs >= 25, (certified, pairs)
+
+
+def test_two_keys_through_a_linear_ffn_and_below_the_bos_key():
+    """Sortedness as out = ReLU(fb − la) − ReLU(la − fb) (literature fixture): the FFN is fb − la exactly, and
+    the first-b head never selects an a (its best score 0 is below the BOS key's 1/4), so fb − la ≠ 0
+    (L-two-keys) and the margin is 1/n.  Control: with the BOS key at −1 the head takes the first a of a
+    word without b, and on 'a' fb = la = 1: no fact, not certified."""
+    path = Path(__file__).parent / "fixtures" / "literature" / "sorted-first-b-last-a.json"
+    model = load_model(path)
+    assert analyse(model).coords[-1]["out"].avoids == 0
+    _certified_checked_audited(model)
+    data = json.loads(path.read_text())
+    data["layers"][0]["heads"][0]["score"][2][2] = "-1"
+    model = model_from_dict(data)
+    assert hard_run(model, ("a",)).outputs[0] == 0
+    assert analyse(model).coords[-1]["out"].avoids is None
+    assert certify(model, 1, 100).verdict != "certified"
 
 
 def test_two_heads_that_can_select_one_position_are_not_claimed_apart():

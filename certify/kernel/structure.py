@@ -2022,14 +2022,21 @@ def analyse(model: Model) -> Structure:
             coords_before = coords
             coords = attention_coords(layer, coords, first, heads, model.max_length, joint)
             o = model.output.dim
-            if not model.output.argmax and _two_keys_avoid(heads, o, model.output.threshold, coords_before, joint, first):
+            writers = [(f, o, Fraction(1)) for f in heads if any(d == o for d, _, _ in f.head.value)]
+            if not model.output.argmax and coords_before[o].fin is not None and len(coords_before[o].fin) == 1 and \
+                    _two_keys_avoid(writers, next(iter(coords_before[o].fin)), model.output.threshold, coords_before, joint, first):
                 coords[o] = replace(coords[o], avoids=model.output.threshold)
             coords.update({o: Coord() for h in layer.heads if (k, h.name) not in live for o, _, _ in h.value})
             joint = attention_joint(layer, joint, coords_before, first)
         else:
             fact = ffn_fact(k, layer, coords)
             facts.append(fact)
+            before = coords
             coords = ffn_coords(layer, coords, fact, first)
+            if not model.output.argmax and k and isinstance(model.layers[k - 1], AttentionLayer) and \
+                    _two_keys_through(layer, model.output.dim, model.output.threshold, facts[k - 1], history[k - 1],
+                                      before, joints[k - 1], first):
+                coords[model.output.dim] = replace(coords[model.output.dim], avoids=model.output.threshold)
             joint = ffn_joint(layer, joint)
         history.append(coords)
         joints.append(joint)
@@ -2054,30 +2061,89 @@ def _key_value(head: Head, out: str, coords: dict, joint: Joint) -> tuple[dict, 
     return weights, pe
 
 
-def _two_keys_avoid(facts: tuple, out: str, theta: Fraction, coords: dict, joint: Joint, first: int) -> bool:
-    """L-two-keys: ``out`` (a known constant x₀ before the layer) written by exactly two heads, each of
-    which outputs one visible key's value (an extreme head, or an average head whose maxima carry one
-    value), V_h(j) = T_h(row_j) + P_h(j) with P₁(j) + P₂(j) free of j: y − θ = σ·(j₁ − j₂) + C(rows) is
+def _linear_ffn(layer: FFNLayer, out: str) -> tuple[dict, Fraction] | None:
+    """out after the layer = out + Σ a_d·x_d + c when the units writing ``out`` pair up as c·ReLU(h) −
+    c·ReLU(−h) = c·h (inputs and bias negated, coefficient negated): ({d: a_d}, c), else None."""
+    writers = [(u, c) for u in layer.units if (c := sum((c for e, c in u.outputs if e == out), Fraction(0)))]
+    left = list(writers)
+    coefs, const = {}, Fraction(0)
+    while left:
+        u, c = left.pop()
+        twin = next((k for k, (v, b) in enumerate(left) if b == -c and v.bias == -u.bias and
+                     dict(v.inputs) == {d: -a for d, a in u.inputs}), None)
+        if twin is None:
+            return None
+        left.pop(twin)
+        for d, a in u.inputs:
+            coefs[d] = coefs.get(d, Fraction(0)) + c * a
+        const += c * u.bias
+    return {d: a for d, a in coefs.items() if a}, const
+
+
+def _two_keys_through(layer: FFNLayer, out: str, theta: Fraction, facts: tuple, coords: dict, ffn_in: dict, joint: Joint,
+                      first: int) -> bool:
+    """L-two-keys through a linear FFN (c·ReLU(h) − c·ReLU(−h) = c·h): y = out + Σ a_d·x_d + c, each x_d
+    (a known constant before the attention layer just below) written there by exactly one head, and out
+    a known constant before the FFN (sortedness: out = ReLU(fb − la) − ReLU(la − fb) = first b − last a)."""
+    lin = _linear_ffn(layer, out)
+    if lin is None or out in lin[0] or ffn_in[out].fin is None or len(ffn_in[out].fin) != 1:
+        return False
+    x0 = next(iter(ffn_in[out].fin)) + lin[1]
+    writers = []
+    for d, a in lin[0].items():
+        heads = [f for f in facts if any(o == d for o, _, _ in f.head.value)]
+        if len(heads) != 1 or coords[d].fin is None or len(coords[d].fin) != 1:
+            return False
+        writers.append((heads[0], d, a))
+        x0 += a * next(iter(coords[d].fin))
+    return len({id(f) for f, _, _ in writers}) == len(writers) and _two_keys_avoid(writers, x0, theta, coords, joint, first)
+
+
+def _selectable(head: Head, coords: dict, joint: Joint, first: int) -> set:
+    """The joint rows whose key the head can select: all of them, less (query factors row constants, BOS
+    visible from every row) a row whose best score F(row) + max P, P over the hulls of the position-embedded
+    key dims, is below the BOS key's exact score (L-maxima-classes: never a level below the BOS key)."""
+    rows = set(joint.rows)
+    bos = rows - set(joint.inputs)
+    if first or head.visible not in ("all", "j<=i") or len(bos) != 1 or \
+            any(coords[q].fin is None or len(coords[q].fin) != 1 for q, _, _ in head.score):
+        return rows
+    f_part, p_top, p_bos = [], Fraction(0), Fraction(0)
+    for q, k, c in head.score:
+        w = c * next(iter(coords[q].fin))
+        if k in joint.dims:
+            f_part.append((joint.dims.index(k), w))
+            continue
+        hull, at0 = value_hull(coords[k]), coords[k].pe and simplified(substitute(coords[k].pe, "i", Num(Fraction(0))), ("n",))
+        if hull is None or not isinstance(at0, Num):
+            return rows
+        p_top, p_bos = p_top + max(w * hull[0], w * hull[1]), p_bos + w * at0.value
+    top = sum((w * next(iter(bos))[x] for x, w in f_part), p_bos)
+    return {r for r in rows if r in bos or sum((w * r[x] for x, w in f_part), p_top) >= top}
+
+
+def _two_keys_avoid(writers: list, x0: Fraction, theta: Fraction, coords: dict, joint: Joint, first: int) -> bool:
+    """L-two-keys: y = x₀ + a₁·V₁ + a₂·V₂, two heads (``writers``: (fact, dim, a)) each of which outputs one
+    visible key's value (an extreme head, or an average head whose maxima carry one value) to its dim,
+    a·V_h(j) = T_h(row_j) + P_h(j) with P₁(j) + P₂(j) free of j: y − θ = σ·(j₁ − j₂) + C(rows) is
     never 0 — C = 0 needs j₁ = j₂ with two different rows at one position; C ≠ 0 needs j₁ − j₂ = −C/σ,
     beyond the key distance or (σ constant) not an integer (sortedness: first b − last a ≠ 0)."""
-    writers = [f for f in facts if any(o == out for o, _, _ in f.head.value)]
-    if len(writers) != 2 or coords[out].fin is None or len(coords[out].fin) != 1 or not joint.dims:
+    if len(writers) != 2 or not joint.dims:
         return False
     if any(f.kind in ("uniform", "unsupported") or f.head.hard == "average" and not f.homogeneous
-           or may_be_empty(f.head.visible) for f in writers):
+           or may_be_empty(f.head.visible) for f, _, _ in writers):
         return False
-    parts = [_key_value(f.head, out, coords, joint) for f in writers]
+    parts = [_key_value(f.head, d, coords, joint) for f, d, _ in writers]
     if any(p is None for p in parts):
         return False
-    (w1, p1), (w2, p2) = parts
+    (w1, p1), (w2, p2) = [({x: a * c for x, c in w.items()}, BinOp("*", Num(a), p)) for (w, p), (_, _, a) in zip(parts, writers)]
     line, rest = affine_in(p1, "i"), affine_in(BinOp("+", p1, p2), "i")
     if line is None or rest is None or not is_zero(rest[0], ("i", "n")) or \
             not (_holds(line[0]) or _holds(BinOp("-", Num(Fraction(0)), line[0]))):  # σ ≠ 0 at every n
         return False
-    visible = writers[0].head.visible if writers[0].head.visible == writers[1].head.visible else "all"
-    base = BinOp("-", BinOp("+", rest[1], Num(next(iter(coords[out].fin)))), Num(theta))  # P₁ + P₂ + x₀ − θ
-    rows = joint.project(list(joint.dims))
-    for r1, r2 in itertools.product(rows, repeat=2):
+    visible = writers[0][0].head.visible if writers[0][0].head.visible == writers[1][0].head.visible else "all"
+    base = BinOp("-", BinOp("+", rest[1], Num(x0)), Num(theta))  # P₁ + P₂ + x₀ − θ
+    for r1, r2 in itertools.product(*(sorted(_selectable(f.head, coords, joint, first)) for f, _, _ in writers)):
         const = sum((c * r1[joint.dims.index(d)] for d, c in w1.items()), Fraction(0)) + \
             sum((c * r2[joint.dims.index(d)] for d, c in w2.items()), Fraction(0))
         offset = simplified(BinOp("+", base, Num(const)), ("n",))

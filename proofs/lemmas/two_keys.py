@@ -17,7 +17,12 @@ the row a function of the position stated as j₁ = j₂ ⇒ ρ₁ = ρ₂; (c) 
 that functionality (two rows at one position tie), (c) claiming 2/(q·G).  (b) is L-maxima-classes (b), (d).
 The kernel (``structure._two_keys_avoid``) requires exactly two writers, each an extreme head or an
 average head whose maxima carry one value, never an empty row, a constant x₀, P₁ affine with slope σ
-proved ≠ 0 and P₁ + P₂ free of j; ``bounds._hard_margin`` applies (c) with the output's grid.
+proved ≠ 0 and P₁ + P₂ free of j; ``bounds._hard_margin`` applies (c) with the output's grid.  The two
+values may reach y through an FFN right above the heads that is linear in them (``_two_keys_through``:
+units pairing as c·ReLU(h) − c·ReLU(−h) = c·h, so y = x₀ + a₁V₁ + a₂V₂ exactly, each V in its own dim,
+constant before the heads); (a) and (b) then range over the rows each head can select
+(``_selectable``: a row whose best score, F(row) plus the largest position term over the hulls, is below
+the BOS key's exact score when BOS is visible from every row is never selected, L-maxima-classes).
 """
 from __future__ import annotations
 
