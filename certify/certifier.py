@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import platform
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Callable
 
@@ -241,9 +241,23 @@ def certify(model: Model, n_min: int, n_max: int | str, tau: Expr | None = None,
 
         raise UserError(f"--nmax {n_max} is above the model's max_length {model.max_length}")
     try:
-        st = analyse(model) if st is None else st
+        plain = analyse(model) if st is None else st
     except Unsupported as exc:
         return _unproved(model, str(exc), tau, n_min, n_max, cfg, exc.blockers)
+    outcome = _certify(model, plain, n_min, n_max, tau, cfg, progress, derive)
+    if outcome.verdict != "not proved" or st is not None:
+        return outcome
+    absorbing = analyse(model, absorb=True)  # L-ffn-absorb only when needed: its boxes must confirm every radius
+    if any(not isinstance(f, tuple) and f.absorbs for f in absorbing.facts):
+        second = _certify(model, absorbing, n_min, n_max, tau, replace(cfg, refute=False), progress, derive)
+        if second.verdict == "certified":
+            return second
+    return outcome
+
+
+def _certify(model: Model, st: Structure, n_min: int, n_max: int | str, tau: Expr | None, cfg: CertifyConfig,
+             progress: Progress, derive: bool) -> Outcome:
+    """:func:`certify` on one analysis of the model."""
     proposed = tau if tau is not None else None if derive else model.temperature
     if proposed is not None:
         _require_positive(proposed, n_min, n_max, "--tau" if tau is not None else "temperature")

@@ -8,6 +8,7 @@ here and audited (conftest), and what they cannot prove is reported head by head
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from fractions import Fraction
 import random
 import subprocess
@@ -453,6 +454,7 @@ def _certified_checked_audited(model, n_max: int = 10 ** 6):
     assert audit(outcome.certificate, model, max_len=7).ok  # value sets on every word ≤ 7
     words = words_up_to(model.alphabet, 1, 8, budget=600, random_words=20, random_max=200, seed=2)
     assert assert_certificate_holds(model, outcome.certificate["claim"], words) > 0
+    return outcome
 
 
 def test_a_joint_row_only_bos_has_marks_the_bos_key():
@@ -780,3 +782,53 @@ def test_two_heads_that_can_select_one_position_are_not_claimed_apart():
     model = model_from_dict(data)
     assert analyse(model).coords[-1]["out"].avoids is None
     assert certify(model, 1, 100).verdict != "certified"
+
+
+ABSORB = [Path(__file__).parent / "fixtures" / "outside" / f for f in ("ffn-absorb-ramp.json", "ffn-absorb-ramp-unbounded.json")]
+
+
+@pytest.mark.parametrize("path", ABSORB, ids=lambda p: p.stem)
+def test_a_flat_rounding_ffn_absorbs_the_leak(path):
+    """L-ffn-absorb: w + ReLU(4w − 1) − ReLU(4w − 2) − ReLU(w) is exactly 0 on [0, 1/4] and 1 on [1/2, 1]; the
+    heads' soft outputs stay in [0, 1] (convex combinations of 0/1 values), so at the noisy values 0 and 1 the
+    FFN is flat on the only side soft can reach and an error ≤ 1/4 leaves w exactly hard: later uniform rows
+    are exact.  The plain analysis does not certify; the absorbing one does, recorded, checked, audited and
+    brute-forced."""
+    model = load_model(path)
+    assert not any(not isinstance(f, tuple) and f.absorbs for f in analyse(model).facts)
+    outcome = _certified_checked_audited(model)
+    absorbs = [a for f in outcome.certificate["analysis"]["ffns"] for a in f.get("absorbs", [])]
+    assert absorbs and all(a["lemma"] == "L-ffn-absorb" and Fraction(a["radius"]) > 0 for a in absorbs)
+
+
+def test_absorption_needs_the_soft_hull_side_and_the_box_confirms_the_radius():
+    """Controls: with soft values allowed below 0 the unit −ReLU(w) at its kink moves w by δ < 0 (slope 1 on
+    the left): no claim; a hot τ whose leak may exceed the radius 1/4 fails the box instead of zeroing it."""
+    from certify.kernel.bounds import BoxFailure, analyse_box
+    from certify.kernel.structure import Coord, _absorbs
+    model = load_model(ABSORB[0])
+    ramp = model.layers[2]
+    inside = Coord(fin=frozenset({Fraction(0), Fraction(1)}), exact_unless=frozenset({Fraction(0)}), soft=(Fraction(0), Fraction(1)))
+    assert _absorbs(ramp, "w1", {"w1": inside}) == ("w1", "w1", Fraction(1, 4))
+    assert _absorbs(ramp, "w1", {"w1": replace(inside, soft=(Fraction(-1), Fraction(1)))}) is None
+    assert _absorbs(ramp, "w1", {"w1": replace(inside, exact_unless=frozenset({Fraction(1, 3)}))}) is None  # on the slope
+    with pytest.raises(BoxFailure, match="within which the FFN keeps"):
+        analyse_box(model, analyse(model, absorb=True), parse_expr("1000"), 50, 60)
+
+
+def _absorb_sweep(seed: int, count: int) -> tuple[int, int]:
+    """(certificates, of them with an L-ffn-absorb record) over outside-style random models, bounded and
+    unbounded PE alternating, each audited and brute-forced."""
+    return rule_sweep(lambda rng, k: random_model(rng, k, unbounded=bool(k % 2)), seed, count, 120,
+                      lambda c: any("absorbs" in f for f in c["analysis"]["ffns"]), audit_len=5)
+
+
+def test_absorb_sweep_holds_by_brute_force():
+    certified, absorbed = _absorb_sweep(9, 30)
+    assert certified >= 10 and absorbed >= 1, (certified, absorbed)
+
+
+@pytest.mark.slow
+def test_absorb_sweep_large():
+    certified, absorbed = _absorb_sweep(10, 200)
+    assert absorbed >= 4, (certified, absorbed)

@@ -117,6 +117,10 @@ def _analyse_box(model: Model, st: Structure, tau_expr: Expr, lo: int, hi: int, 
             rng, err = new_rng, new_err
         else:
             before, err = {d: err[d] for d in facts.dims}, _ffn_err(layer, facts, rng, err, fp)
+            for o, x, r in facts.absorbs if fp is None else ():  # L-ffn-absorb: flat within r of every noisy value
+                if not before[x] <= q_ball(r):
+                    raise BoxFailure(f"layer {k}: the error of {x!r} may exceed {r}, within which the FFN keeps {o!r} exact")
+                err[o] = ZERO
             ffn_inputs.append((k, before, {d: err[d] for d in facts.dims}))
             rng = _ffn_range(layer, rng)
         rng = {d: _range(c, env) if c.fin is not None or c.pe is not None else rng[d] for d, c in coords_after.items()}

@@ -86,7 +86,8 @@ def check(cert: dict, model: Model) -> CheckResult:
         if n_max == "inf":
             raise CheckFailure("claim.n_max", "a finite n_max (rounding bounds hold on boxes)", n_max)
     try:
-        st = analyse(model)
+        ffns = (cert.get("analysis") or {}).get("ffns") if isinstance(cert.get("analysis"), dict) else None
+        st = analyse(model, absorb=isinstance(ffns, list) and any(isinstance(f, dict) and "absorbs" in f for f in ffns))
     except Unsupported as exc:
         raise CheckFailure("analysis", "a model the kernel can analyse", str(exc)) from None
     items = _check_heads(cert, st)

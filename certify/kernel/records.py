@@ -71,7 +71,9 @@ def head_record(fact: HeadFact, render=to_text) -> dict:
 
 
 def ffn_record(fact) -> dict:
-    return {"layer": fact.layer, "dims": list(fact.dims), "joint_inputs": None if fact.combos is None else len(fact.combos)}
+    return {"layer": fact.layer, "dims": list(fact.dims), "joint_inputs": None if fact.combos is None else len(fact.combos),
+            **({"absorbs": [{"dim": o, "reads": x, "radius": str(r), "lemma": "L-ffn-absorb"} for o, x, r in fact.absorbs]}
+               if fact.absorbs else {})}
 
 
 def box_record(report: BoxReport) -> dict:

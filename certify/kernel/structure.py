@@ -80,6 +80,7 @@ class Coord:
     bound: tuple[int, Fraction] | None = None
     avoids: Fraction | None = None  # the hard value never equals this (L-two-keys: two heads' selected keys)
     hull: tuple[Fraction, Fraction] | None = None  # lo ≤ value ≤ hi at every row, BOS included (L-value-classes)
+    soft: tuple[Fraction, Fraction] | None = None  # lo ≤ soft value ≤ hi at every row and every τ (L-ffn-absorb)
 
 
 @dataclass(frozen=True)
@@ -116,6 +117,7 @@ class FFNFact:
     pre: tuple = ()  # per combo: each unit's exact pre-activation
     noisy: tuple | None = None  # the joint values at rows where some input may carry soft error, if finite
     noisy_pre: tuple = ()  # per noisy combo: each unit's exact pre-activation
+    absorbs: tuple = ()  # (out dim, input dim x, r): out is exact at every row when x's error is ≤ r (L-ffn-absorb)
 
 
 @dataclass(frozen=True)
@@ -1635,14 +1637,56 @@ def _product_fits(sets) -> bool:
     return True
 
 
-def ffn_fact(layer_index: int, layer: FFNLayer, coords: dict) -> FFNFact:
+def ffn_fact(layer_index: int, layer: FFNLayer, coords: dict, absorb: bool = False) -> FFNFact:
     dims = sorted({d for u in layer.units for d, _ in u.inputs + u.outputs})
     sets = [coords[d].fin for d in dims]
     combos = None
     if all(s is not None for s in sets) and _product_fits(sets):
         combos = tuple(itertools.product(*(sorted(s) for s in sets)))
     noisy = _noisy_combos(dims, coords)
-    return FFNFact(layer_index, tuple(dims), combos, _pre(layer, dims, combos), noisy, _pre(layer, dims, noisy))
+    outs = sorted({d for u in layer.units for d, _ in u.outputs})
+    absorbs = tuple(a for o in outs if absorb and (a := _absorbs(layer, o, coords)) is not None)
+    return FFNFact(layer_index, tuple(dims), combos, _pre(layer, dims, combos), noisy, _pre(layer, dims, noisy), absorbs)
+
+
+def _soft_after_heads(layer: AttentionLayer, before: dict, after: dict, live: frozenset, k: int) -> dict:
+    """Soft hulls after an attention layer: a head's soft output is a convex combination of its keys' value
+    vectors (0 on an empty row), so each out dim lies in Σ c·[lo_x, hi_x] over its value terms, whatever τ."""
+    add: dict = {}
+    for h in layer.heads:
+        for o in dict.fromkeys(o for o, _, _ in h.value):
+            part = (Fraction(0), Fraction(0))
+            for o2, x, c in h.value:
+                part = _hull_sum(part, _hull_scaled(before[x].soft, c)) if o2 == o else part
+            if part is not None and may_be_empty(h.visible):
+                part = (min(part[0], Fraction(0)), max(part[1], Fraction(0)))
+            add[o] = _hull_sum(add.get(o, before[o].soft), part if (k, h.name) in live else None)
+    return {o: replace(after[o], soft=hull) for o, hull in add.items()}
+
+
+def _absorbs(layer: FFNLayer, o: str, coords: dict) -> tuple | None:
+    """L-ffn-absorb: (o, x, r) when the units writing o read one dim x, o itself is exact (or is x), and at each
+    value v that x may take inexactly the output is flat on the sides of v that x's soft hull allows — the
+    one-sided slope [o = x] + Σ c·a over units on (h > 0, or h = 0 opening that way) is 0 — up to the nearest
+    other breakpoint, r = min |h/a| over units with h ≠ 0: an input error ≤ r then leaves o exactly hard."""
+    units = [(u, c) for u in layer.units if (c := sum((c for e, c in u.outputs if e == o), Fraction(0)))]
+    reads = {x for u, _ in units for x, _ in u.inputs}
+    if len(reads) != 1 or not units:
+        return None
+    (x,) = reads
+    noisy, hull = coords[x].exact_unless, coords[x].soft
+    if not noisy or hull is None or (o != x and coords[o].exact_unless != frozenset()):
+        return None
+    r = hull[1] - hull[0]
+    for v in noisy:
+        lines = [(sum((a for _, a in u.inputs), Fraction(0)), u.bias, c) for u, c in units]
+        for side, room in ((1, hull[1] - v), (-1, v - hull[0])):
+            slope = Fraction(int(o == x)) + sum((c * a for a, b, c in lines if a * v + b > 0 or a * v + b == 0 and a * side > 0),
+                                                Fraction(0))
+            if room > 0 and slope != 0:
+                return None
+        r = min([r] + [abs((a * v + b) / a) for a, b, _ in lines if a and a * v + b])
+    return (o, x, r) if r > 0 else None
 
 
 def _pre(layer: FFNLayer, dims: list[str], combos) -> tuple:
@@ -1695,14 +1739,18 @@ def ffn_coords(layer: FFNLayer, coords: dict, fact: FFNFact, first: int) -> dict
             new[d] = replace(new[d], apart=apart)
         if new[d].fin is None and new[d].harmonic is None:
             new[d] = replace(new[d], hull=_ffn_hull(layer, coords, d))
+    for d in outs:
+        new[d] = replace(new[d], soft=_ffn_hull(layer, coords, d, hull=lambda c: c.soft))
     if fact.noisy is not None:
         noisy = _ffn_values(layer, fact.dims, fact.noisy, fact.noisy_pre, outs)
         for d in outs:
             new[d] = replace(new[d], exact_unless=frozenset(noisy[d]) if len(noisy[d]) <= MAX_FIN else None)
+    for d, _, _ in fact.absorbs:  # exact at every row once the bounds show x's error ≤ r (bounds, tail)
+        new[d] = replace(new[d], exact_unless=frozenset())
     return new
 
 
-def _ffn_hull(layer: FFNLayer, coords: dict, d: str) -> tuple | None:
+def _ffn_hull(layer: FFNLayer, coords: dict, d: str, hull=value_hull) -> tuple | None:
     """Bounds on x_d + Σ c·ReLU(a·x + b) over the units writing d.  When they read one dim x, the output is
     piecewise linear in x alone (plus x_d when d ≠ x): its extremes over x's hull are at the ends or at a
     breakpoint −b/a inside.  Otherwise each unit's pre-activation is bounded term by term (interval
@@ -1710,8 +1758,8 @@ def _ffn_hull(layer: FFNLayer, coords: dict, d: str) -> tuple | None:
     units = [(u, sum((c for e, c in u.outputs if e == d), Fraction(0))) for u in layer.units]
     units = [(u, c) for u, c in units if c]
     reads = {x for u, _ in units for x, _ in u.inputs}
-    base = value_hull(coords[d])
-    hulls = {x: value_hull(coords[x]) for x in reads}
+    base = hull(coords[d])
+    hulls = {x: hull(coords[x]) for x in reads}
     if base is None or any(h is None for h in hulls.values()):
         return None
     if len(reads) == 1:
@@ -1996,11 +2044,13 @@ def ffn_joint(layer: FFNLayer, joint: Joint) -> Joint:
     return Joint(joint.dims, frozenset(map(apply, joint.rows)), frozenset(map(apply, joint.inputs)))
 
 
-def analyse(model: Model) -> Structure:
+def analyse(model: Model, absorb: bool = False) -> Structure:
     """Run the abstract interpretation through every layer; :class:`Unsupported` naming every head
-    that no rule covers (the analysis goes on past one, with nothing known of its outputs)."""
+    that no rule covers (the analysis goes on past one, with nothing known of its outputs).  ``absorb``:
+    FFNs flat around their noisy inputs claim exact outputs (L-ffn-absorb), which every box must then
+    confirm (input error ≤ r), so the certifier asks for it only when the plain analysis fails."""
     first = 0 if model.bos else 1
-    coords, joint = embed_coords(model), embed_joint(model)
+    coords, joint = {d: replace(c, soft=value_hull(c)) for d, c in embed_coords(model).items()}, embed_joint(model)
     history, joints = [coords], [joint]
     facts: list = []
     blockers: list[str] = []
@@ -2027,9 +2077,10 @@ def analyse(model: Model) -> Structure:
                     _two_keys_avoid(writers, next(iter(coords_before[o].fin)), model.output.threshold, coords_before, joint, first):
                 coords[o] = replace(coords[o], avoids=model.output.threshold)
             coords.update({o: Coord() for h in layer.heads if (k, h.name) not in live for o, _, _ in h.value})
+            coords.update(_soft_after_heads(layer, coords_before, coords, live, k))
             joint = attention_joint(layer, joint, coords_before, first)
         else:
-            fact = ffn_fact(k, layer, coords)
+            fact = ffn_fact(k, layer, coords, absorb)
             facts.append(fact)
             before = coords
             coords = ffn_coords(layer, coords, fact, first)

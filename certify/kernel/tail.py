@@ -347,7 +347,10 @@ def _walk(model: Model, st: Structure, tau_expr: Expr, n0: int) -> TailReport:
                     new_rng[o] = _range_add(new_rng[o], contrib, n0)
             rng, err = new_rng, new_err
         else:
-            err = _ffn_err(layer, facts, rng, err, n0)
+            for o, x, r in facts.absorbs:  # L-ffn-absorb, as in the boxes: x's error within r on all of [N₀, ∞)
+                if (top := sup(err[x], n0)) is None or not top <= q_ball(r):
+                    raise TailFailure(f"the error of {x!r} may exceed {r}, within which the FFN keeps {o!r} exact")
+            err = {**_ffn_err(layer, facts, rng, err, n0), **{o: ZERO for o, _, _ in facts.absorbs}}
             rng = _ffn_range(layer, rng, n0)
         rng = {d: _coord_range(c, n0) if c.fin is not None or c.pe is not None else rng[d]
                for d, c in st.coords[k + 1].items()}
