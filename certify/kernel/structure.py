@@ -1656,8 +1656,8 @@ def _soft_after_heads(layer: AttentionLayer, before: dict, after: dict, live: fr
     for h in layer.heads:
         for o in dict.fromkeys(o for o, _, _ in h.value):
             part = (Fraction(0), Fraction(0))
-            for o2, x, c in h.value:
-                part = _hull_sum(part, _hull_scaled(before[x].soft, c)) if o2 == o else part
+            for x, c in ((x, c) for o2, x, c in h.value if o2 == o):
+                part = _hull_sum(part, _hull_scaled(before[x].soft, c))
             if part is not None and may_be_empty(h.visible):
                 part = (min(part[0], Fraction(0)), max(part[1], Fraction(0)))
             add[o] = _hull_sum(add.get(o, before[o].soft), part if (k, h.name) in live else None)
@@ -1678,8 +1678,8 @@ def _absorbs(layer: FFNLayer, o: str, coords: dict) -> tuple | None:
     if not noisy or hull is None or (o != x and coords[o].exact_unless != frozenset()):
         return None
     r = hull[1] - hull[0]
+    lines = [(sum((a for _, a in u.inputs), Fraction(0)), u.bias, c) for u, c in units]
     for v in noisy:
-        lines = [(sum((a for _, a in u.inputs), Fraction(0)), u.bias, c) for u, c in units]
         for side, room in ((1, hull[1] - v), (-1, v - hull[0])):
             slope = Fraction(int(o == x)) + sum((c * a for a, b, c in lines if a * v + b > 0 or a * v + b == 0 and a * side > 0),
                                                 Fraction(0))
