@@ -36,11 +36,12 @@ class RefuteConfig:
     work: int = 100_000  # per τ tried: Σ over words of n·dims·layers + heads·n² (the evaluator's work)
     seconds: float = 20.0  # wall-clock cap on the whole search (large models evaluate slowly in mpmath)
     # the search for a hard output exactly on θ (exact hard runs only), then the side soft leaks it to
-    tie_exhaustive: int = 2000  # every word of the shortest lengths, this many in all
+    tie_exhaustive: int = 4000  # every word of the shortest lengths, this many in all
     tie_words: int = 4000  # patterned random words after those (periodic with flips, runs, random)
     tie_max_len: int = 24
-    tie_work: int = 500_000  # the hard-only search's work (as ``work``: Σ n·dims·layers + heads·n²), ≈ 3 s
+    tie_work: int = 2_000_000  # the hard-only search's work (as ``work``: Σ n·dims·layers + heads·n²), ≈ 3 s
     tie_seconds: float = 5.0  # wall-clock cap on the whole tie step, hard search and soft sides (keeps certify ≤ 10 s)
+    tie_search_seconds: float = 2.5  # of which the hard search may take this much (the soft sides need the rest)
     tie_soft: int = 60  # tie words whose soft side is resolved in mpmath
     tie_dps: tuple[int, ...] = (40, 160, 640)  # raised until the leak is farther than the noise 10^(−dps/2)
 
@@ -158,14 +159,16 @@ def _on_threshold(model: Model, h) -> bool:
 
 def tie_words(model: Model, n_min: int, n_max: int | str, cfg: RefuteConfig = RefuteConfig(), hard: dict | None = None):
     """Words with a hard output exactly on the threshold (argmax: a tie for the top), with the row: every word of
-    the shortest lengths (``tie_exhaustive`` in all), then :func:`_patterned_words` up to ``tie_max_len``, exact
-    hard runs only, within ``tie_work`` (deterministic) and ``tie_seconds``."""
+    the shortest lengths (``tie_exhaustive`` in all) alternating with :func:`_patterned_words` up to
+    ``tie_max_len``, exact hard runs only, within ``tie_work`` (deterministic) and ``tie_seconds``."""
     n_hi = min(n_max if isinstance(n_max, int) else cfg.tie_max_len, cfg.tie_max_len)
-    deadline = time.monotonic() + cfg.tie_seconds
+    deadline = time.monotonic() + min(cfg.tie_search_seconds, cfg.tie_seconds)
     hard, seen, spent = ({} if hard is None else hard), set(), 0
     heads, width = len(model.heads), len(model.dims) * len(model.layers)
     short = candidate_words(model, n_min, n_hi, replace(cfg, exhaustive_budget=cfg.tie_exhaustive, random_words=0))
-    for word in itertools.chain(short, _patterned_words(model, n_min, n_hi, cfg)):
+    # alternate the two streams: the short lengths in full and the longer patterned words share the time
+    both = itertools.chain.from_iterable(itertools.zip_longest(short, _patterned_words(model, n_min, n_hi, cfg)))
+    for word in (w for w in both if w is not None):
         spent += len(word) * width + heads * len(word) ** 2
         if spent > cfg.tie_work or time.monotonic() > deadline:
             return
@@ -188,7 +191,7 @@ def threshold_refutation(model: Model, tau: Expr | None, n_min: int, n_max: int 
     e^(−γ/τ)-small, so mpmath's precision is raised (``tie_dps``) until the soft output is farther from θ than
     the noise 10^(−dps/2) -- rounding never makes a counterexample -- or the largest precision is spent."""
     plan = [tau] if tau is not None else [parse_expr(t, ("n",)) for t in cfg.threshold_taus]
-    first, deadline = None, time.monotonic() + cfg.tie_seconds
+    first, deadline, found = None, time.monotonic() + cfg.tie_seconds, []
     for k, (word, run, row) in enumerate(tie_words(model, n_min, n_max, cfg, hard)):
         if first is None:
             first = (f"hard output {format_value(run.outputs[run.output_rows.index(row)])} sits on the "
@@ -197,23 +200,29 @@ def threshold_refutation(model: Model, tau: Expr | None, n_min: int, n_max: int 
                      "no margin can certify it if soft leaks there")
         if k >= cfg.tie_soft or time.monotonic() > deadline:
             break
-        for t in plan:
-            for dps in cfg.tie_dps:
-                if time.monotonic() > deadline:
-                    return None, first
-                fine = replace(cfg, dps=dps, noise=Fraction(1, 10 ** (dps // 2)))
-                try:
-                    soft = soft_run(model, word, t, dps=dps)
-                except UserError:
-                    break
-                cex = _counterexample(model, word, t, run, soft, fine, on_threshold_only=True)
-                if cex is not None:
-                    return cex, first
-                with mpmath.workdps(dps):
-                    noise = mpmath.mpf(fine.noise.numerator) / fine.noise.denominator
-                    if all(decision_clearance(model, y) > noise
+        found.append((word, run))
+    found.sort(key=lambda f: len(f[0]))  # the shortest refuting word is the one reported
+    # one precision at a time over every tie word: a leak that shows at the lowest precision is found before the
+    # time goes on raising the precision at words whose soft output is θ exactly (symmetry, exact rows)
+    pending = [(word, run, t) for word, run in found for t in plan]
+    for dps in cfg.tie_dps:
+        fine, unresolved = replace(cfg, dps=dps, noise=Fraction(1, 10 ** (dps // 2))), []
+        for word, run, t in pending:
+            if time.monotonic() > deadline:
+                return None, first
+            try:
+                soft = soft_run(model, word, t, dps=dps)
+            except UserError:
+                continue
+            cex = _counterexample(model, word, t, run, soft, fine, on_threshold_only=True)
+            if cex is not None:
+                return cex, first
+            with mpmath.workdps(dps):
+                noise = mpmath.mpf(fine.noise.numerator) / fine.noise.denominator
+                if not all(decision_clearance(model, y) > noise
                            for h, y in zip(run.outputs, soft.outputs) if _on_threshold(model, h)):
-                        break  # every output on θ has left it on the hard side: more digits change nothing
+                    unresolved.append((word, run, t))  # still within the noise: more digits may show the side
+        pending = unresolved
     return None, first
 
 

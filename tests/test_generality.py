@@ -832,3 +832,45 @@ def test_absorb_sweep_holds_by_brute_force():
 def test_absorb_sweep_large():
     certified, absorbed = _absorb_sweep(10, 200)
     assert absorbed >= 4, (certified, absorbed)
+
+
+def test_a_noisy_query_against_a_row_constant_key_keeps_uniform_rows_exact():
+    """The second head's score n·(t_a − w0)(i) + ½·t_a(i)t_a(j): the first term is the same at every key (p = n),
+    so w0's soft error shifts a whole row alike and the b rows, uniform under the second term, stay exact: at the
+    word 'aaabbbb' (BOS first) #a/(n + 1) = 3/8 rounds onto θ = 1/2 and soft = θ = hard.  With a key that varies
+    (p = i) the query's error reorders the row, and no exact row is claimed."""
+    path = ROOT / "tests" / "fixtures" / "outside" / "row-constant-noisy-query.json"
+    model = load_model(path)
+    word = tuple("aaabbbb")
+    assert hard_run(model, word).outputs[-1] == model.output.threshold
+    with mpmath.workdps(80):
+        assert abs(soft_run(model, word, Fraction(1, 100), dps=80).outputs[-1] - mpmath.mpf(1) / 2) < mpmath.mpf(10) ** -60
+    _certified_checked_audited(model)
+    data = json.loads(path.read_text())
+    data["embed"]["position"]["p"] = "i"
+    st = analyse(model_from_dict(data))
+    assert st.coords[2]["w1"].exact_unless is None
+
+
+def test_keys_below_the_bos_key_carry_no_output_and_a_scaled_injective_position_has_one_maximum():
+    """Two value-set facts in one drawn model (seed 9 bounded, 38th).  h0 scores a keys ½, BOS 0, b keys −1 and
+    averages t_b under j < i: a b key is never maximal (BOS is visible from every row that sees a key), so the output
+    is 0, not {0, 1}.  h2 scores w1(i)·1/(j + 1): a row with w1 = 0 is uniform (exact), any other has one maximal
+    key (1/(j + 1) is injective), so it may leak only where it carries one key's value t_b ∈ {0, 1}."""
+    path = ROOT / "tests" / "fixtures" / "outside" / "below-bos-then-scaled-position.json"
+    data = json.loads(path.read_text())
+    st = analyse(model_from_dict(data), absorb=True)  # h1 reads w0 rounded: exact once its leak is absorbed
+    assert st.coords[1]["w0"].fin == {0}
+    assert st.coords[4]["w2"].exact_unless == {0, 1}
+    no_bos = json.loads(path.read_text())
+    no_bos["bos"] = None
+    no_bos["dims"].remove("t_bos")
+    no_bos["embed"]["token"].pop("$")
+    for layer in no_bos["layers"]:
+        for head in layer.get("heads", ()):
+            head["score"] = [t for t in head["score"] if "t_bos" not in t]
+    assert analyse(model_from_dict(no_bos)).coords[1]["w0"].fin == {0, 1}
+    alternating = json.loads(path.read_text())
+    alternating["embed"]["position"]["p"] = "(-1)^i"  # not injective: many keys share the maximum
+    assert analyse(model_from_dict(alternating), absorb=True).coords[4]["w2"].exact_unless is None
+    _certified_checked_audited(load_model(path))

@@ -51,3 +51,21 @@ def test_an_exact_tie_is_never_refuted():
     model = load_model(ROOT / "models" / "majority-a-b.json")
     cex, first = threshold_refutation(model, None, 1, 30, RefuteConfig(tie_work=50_000))
     assert cex is None and first is not None and "sits on the threshold" in first
+
+
+def test_a_leaking_tie_among_exact_ties_is_found_at_the_lowest_precision():
+    """A drawn model (seed 7 unbounded, 33rd): its first words on θ ('aaaabbb') are exact rows, which no precision
+    resolves, and 'aaacbbb' leaks upward by ≈ 10⁻¹⁴ at τ = 1/(10n).  Every word is tried at the lowest precision
+    before any is raised, and every word of length 7 is enumerated, so the leak is found."""
+    model = load_model(ROOT / "tests" / "fixtures" / "outside" / "tie-among-exact-ties.json")
+    exact = hard_run(model, tuple("aaaabbb"))
+    assert exact.outputs[-1] == model.output.threshold
+    with mpmath.workdps(80):
+        assert abs(soft_run(model, tuple("aaaabbb"), Fraction(1, 70), dps=80).outputs[-1] - mpmath.mpf(1) / 2) < mpmath.mpf(10) ** -60
+    outcome = certify(model, 1, 1000, cfg=CertifyConfig())
+    assert outcome.verdict == "refuted", (outcome.verdict, outcome.reason)
+    word = tuple(outcome.counterexample.word)
+    soft = soft_run(model, word, parse_expr(outcome.counterexample.tau, ("n",)), dps=200)
+    with mpmath.workdps(200):
+        assert soft.outputs[-1] - mpmath.mpf(1) / 2 > mpmath.mpf(10) ** -50
+    assert hard_run(model, word).outputs[-1] == model.output.threshold and not hard_run(model, word).decisions[-1]

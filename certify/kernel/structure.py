@@ -1100,7 +1100,8 @@ def attention_coords(layer: AttentionLayer, coords: dict, first: int, facts: lis
             elif fact.head.hard != "average" or fact.homogeneous:
                 # some key's value (which row's is unknown): every fact about one key's value holds,
                 # its grid offset included — dropping the offset claimed value·G ∈ Z (issue 11)
-                contrib = Coord(fin=val.fin, grid=val.grid, offset=val.offset, den_bound=val.den_bound)
+                contrib = Coord(fin=_selected_values(fact.head, out, coords, joint, first) or val.fin, grid=val.grid,
+                                offset=val.offset, den_bound=val.den_bound)
             elif out in means:
                 contrib = Coord(fin=means[out], grid=Num(Fraction(_den_lcm(means[out]))))  # L-maxima-classes
             elif out in spreads:
@@ -1534,7 +1535,10 @@ def _noisy_outputs(fact: HeadFact, coords: dict, joint: Joint | None, first: int
     score reads a position-embedded key dim, one of the maxima's means (:func:`_query_means`)."""
     head = fact.head
     outs = _value_table(head, coords)
-    reads = {d for q, k, _ in head.score for d in (q, k)} | {v for _, v, _ in head.value}
+    # a term whose key is one exact value at every key shifts the whole row alike in soft too, so its query's
+    # error leaves the weights unchanged: only its key needs to be exact
+    reads = {d for q, k, _ in head.score for d in ((k,) if _row_constant(coords[k]) is not None else (q, k))} | \
+        {v for _, v, _ in head.value}
     if fact.kind == "unsupported" or any(coords[d].exact_unless != frozenset() for d in reads):
         return {}
     if head.hard != "average":  # the hard output is one key's value; soft averages ties: no exact rows
@@ -1548,7 +1552,7 @@ def _noisy_outputs(fact: HeadFact, coords: dict, joint: Joint | None, first: int
     krows = _joint_values(kdims, coords, joint)
     fallback = {o: c.fin if fact.homogeneous else None for o, c in outs.items()}
     if qrows is None:
-        return fallback
+        return _scaled_position(shadow, outs, coords) or fallback
     table = _query_table(head, coords, joint) if krows is None else None
     noisy = {o: set() for o in outs}
     for qc in qrows:
@@ -1584,6 +1588,18 @@ def _noisy_outputs(fact: HeadFact, coords: dict, joint: Joint | None, first: int
             for o, v in zip(outs, next(iter(carried))):
                 noisy[o].add(v)
     return {o: frozenset(v) for o, v in noisy.items()}
+
+
+def _scaled_position(shadow: list, outs: dict, coords: dict) -> dict | None:
+    """The noisy values of a score w(i)·P(j), one exact query factor w known only by its value set and P
+    injective in the key position (L-maxima-classes (a)): a row with w = 0 scores every key 0 (uniform, exact),
+    any other row has one maximal key, so it carries one key's value; None when the score is not of that form."""
+    if len({q for q, _, _ in shadow}) != 1 or any(coords[k].pe is None or coords[k].fin is not None for _, k, _ in shadow) \
+            or any(c.fin is None for c in outs.values()):
+        return None
+    if not _injective_in_position([(c, coords[k].pe) for _, k, c in shadow]):
+        return None
+    return {o: c.fin for o, c in outs.items()}
 
 
 def _noisy_sum(old: Coord, contrib: Coord, noisy: frozenset | None) -> frozenset | None:
@@ -2150,13 +2166,26 @@ def _two_keys_through(layer: FFNLayer, out: str, theta: Fraction, facts: tuple, 
     return len({id(f) for f, _, _ in writers}) == len(writers) and _two_keys_avoid(writers, x0, theta, coords, joint, first)
 
 
+def _selected_values(head: Head, out: str, coords: dict, joint: Joint | None, first: int) -> frozenset | None:
+    """The values a head that outputs one key's value can write to ``out``: those of the keys it can select
+    (:func:`_selectable`), when its value reads symbol-determined dims only; None when nothing is excluded."""
+    if joint is None or not joint.dims:
+        return None
+    part = _key_value(head, out, coords, joint)
+    rows = _selectable(head, coords, joint, first)
+    if part is None or part[1] != Num(Fraction(0)) or rows == set(joint.rows):
+        return None
+    return frozenset(sum((w * r[joint.dims.index(x)] for x, w in part[0].items()), Fraction(0)) for r in rows)
+
+
 def _selectable(head: Head, coords: dict, joint: Joint, first: int) -> set:
     """The joint rows whose key the head can select: all of them, less (query factors row constants, BOS
-    visible from every row) a row whose best score F(row) + max P, P over the hulls of the position-embedded
-    key dims, is below the BOS key's exact score (L-maxima-classes: never a level below the BOS key)."""
+    visible from every row that sees a key) a row whose best score F(row) + max P, P over the hulls of the
+    position-embedded key dims, is below the BOS key's exact score (L-maxima-classes: never a level below the
+    BOS key).  Under j < i the BOS row sees no key (its output is the empty row's 0, kept apart)."""
     rows = set(joint.rows)
     bos = rows - set(joint.inputs)
-    if first or head.visible not in ("all", "j<=i") or len(bos) != 1 or \
+    if first or head.visible not in ("all", "j<=i", "j<i") or len(bos) != 1 or \
             any(coords[q].fin is None or len(coords[q].fin) != 1 for q, _, _ in head.score):
         return rows
     f_part, p_top, p_bos = [], Fraction(0), Fraction(0)
