@@ -2172,8 +2172,10 @@ def _selected_values(head: Head, out: str, coords: dict, joint: Joint | None, fi
     if joint is None or not joint.dims:
         return None
     part = _key_value(head, out, coords, joint)
+    if part is None or part[1] != Num(Fraction(0)):
+        return None
     rows = _selectable(head, coords, joint, first)
-    if part is None or part[1] != Num(Fraction(0)) or rows == set(joint.rows):
+    if rows == set(joint.rows):
         return None
     return frozenset(sum((w * r[joint.dims.index(x)] for x, w in part[0].items()), Fraction(0)) for r in rows)
 
