@@ -122,6 +122,8 @@ class _Plan:
         self.index = {d: k for k, d in enumerate(model.dims)}
         facts = cert.get("facts")
         self.coords = [] if facts is None else [_coord_statement(c) for c in facts["coords"]]
+        self.same_rows = [] if facts is None else [(c["after_layers"], c["dim"]) for c in facts["coords"]
+                                                   if "same_at_every_row" in c]
         self.exact_unless = {} if facts is None else {
             (c["after_layers"], c["dim"]): frozenset(Fraction(v) for v in c["exact_unless"])
             for c in facts["coords"] if "exact_unless" in c}
@@ -137,7 +139,7 @@ class _Plan:
         self.starts = [b["n"][0] for b in self.boxes]
         self.tail = cert.get("tail")
         self.claim = cert["claim"]
-        self.statements = len(self.coords) + len(self.joint) + sum(len(s) for _, _, s in self.heads) + 3 * max(len(self.boxes), 1)
+        self.statements = len(self.coords) + len(self.same_rows) + len(self.joint) + sum(len(s) for _, _, s in self.heads) + 3 * max(len(self.boxes), 1)
 
     def box(self, n: int) -> dict | None:
         k = bisect.bisect_right(self.starts, n) - 1
@@ -165,6 +167,12 @@ class _Plan:
                 if why:
                     fail(fact, p, why)
                 checks += 1
+        for layer, dim in self.same_rows:  # L-word-constant: one value at every row of the word
+            seen = {row[self.index[dim]] for row in run.streams[layer]}
+            if len(seen) > 1:
+                fail(f"facts.coords[after {layer} layers, {dim}].same_at_every_row", first,
+                     f"the rows hold {len(seen)} values: {sorted(seen)[:4]}")
+            checks += 1
         for layer, cols, rows in self.joint:
             for r, row in enumerate(run.streams[layer]):
                 if tuple(row[c] for c in cols) not in rows:

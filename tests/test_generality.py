@@ -23,7 +23,7 @@ from certify.certifier import CertifyConfig, certify
 from certify.kernel.checker import CheckFailure, check
 from certify.evaluate import hard_run, soft_run
 from certify.expr import eval_exact, parse_expr
-from certify.kernel.structure import analyse, first_row_values, maxima_outputs
+from certify.kernel.structure import analyse, first_row_soft_exact, first_row_values, maxima_outputs
 from certify.model import load_model, model_from_dict
 from outside_models import edited_model, random_model, simulable, split_head
 from soundness import assert_certificate_holds, rule_sweep, words_up_to
@@ -496,14 +496,16 @@ def test_levels_below_the_bos_key_under_a_falling_position_term_are_never_maxima
 def test_the_first_row_of_causal_heads_is_computed_from_its_symbol():
     """Output at the first row and every head causal: that row sees only itself, so its hard output is
     a function of its symbol (here 0 for both), computed exactly — margin 1/2 against θ = 1/2, for every
-    n (the tail too); against θ = 0 it sits on the threshold and nothing is certified."""
+    n (the tail too); against θ = 0 it sits on the threshold, where soft = hard = θ exactly (the row sees only
+    itself), so it is certified with error 0 and holds by brute force."""
     path = Path(__file__).parent / "fixtures" / "outside" / "first-row-causal-heads.json"
     model = load_model(path)
     assert first_row_values(model) == frozenset({Fraction(0)})
     _certified_checked_audited(model, n_max="inf")
     data = json.loads(path.read_text())
     data["output"]["threshold"] = "0"
-    assert certify(model_from_dict(data), 1, 1000, cfg=CertifyConfig(refute=False)).verdict == "not proved"
+    on_theta = _certified_checked_audited(model_from_dict(data), n_max=1000)
+    assert all(b["error_upper"] == "0" for b in on_theta.certificate["boxes"])
     alternating = load_model(path.parent / "first-row-alternating-pe.json")  # PE (-1)^i, −1 at the first row
     assert first_row_values(alternating) == frozenset({Fraction(0), Fraction(1)})  # its own t_a, rounded
     _certified_checked_audited(alternating, n_max="inf")
@@ -874,3 +876,70 @@ def test_keys_below_the_bos_key_carry_no_output_and_a_scaled_injective_position_
     alternating["embed"]["position"]["p"] = "(-1)^i"  # not injective: many keys share the maximum
     assert analyse(model_from_dict(alternating), absorb=True).coords[4]["w2"].exact_unless is None
     _certified_checked_audited(load_model(path))
+
+
+def test_a_key_that_one_word_shares_shifts_every_row_alike():
+    """h0 sees every key and scores b keys above a keys under every query (3 or 5/2 against 0): its maxima, so its
+    output w0 (rounded: is there a b), are the same at every row of a word (L-word-constant).  h2 scores
+    t_a(i)·w0(j): once w0 is exact the term adds one amount to a row, every row is uniform, and the prefix share
+    of b, 1/2 at 'ab', puts the output on θ with soft = hard.  When h0's order depends on the query (a keys win
+    for a queries, b keys for b queries) w0 differs between rows and nothing is dropped; a certificate that
+    claims one value for a dim that varies fails the audit."""
+    path = ROOT / "tests" / "fixtures" / "outside" / "word-constant-key.json"
+    model = load_model(path)
+    assert hard_run(model, tuple("ab")).outputs[-1] == model.output.threshold
+    st = analyse(model, absorb=True)
+    assert st.coords[2]["w0"].same_in_word and st.coords[4]["w0"].exact_unless == frozenset()
+    h2 = st.facts[4][0]
+    assert h2.kind == "uniform" and "L-word-constant" in h2.lemma
+    outcome = _certified_checked_audited(model)
+    assert any("same_at_every_row" in c for c in outcome.certificate["facts"]["coords"])
+    forged = json.loads(json.dumps(outcome.certificate))
+    forged["facts"]["coords"].append({"after_layers": 6, "dim": "w2", "same_at_every_row": {"lemma": "L-word-constant"}})
+    failure = audit(forged, model, max_len=4).failure
+    assert failure is not None and failure.fact.endswith("same_at_every_row")
+    data = json.loads(path.read_text())
+    data["layers"][0]["heads"][0]["score"] = [["t_a", "t_a", 1], ["t_b", "t_b", 1]]
+    st = analyse(model_from_dict(data), absorb=True)
+    assert not st.coords[2]["w0"].same_in_word and st.facts[4][0].kind != "uniform"
+
+
+def test_a_bos_level_family_stays_joint_with_the_symbol_through_its_rounding_ffn():
+    """Drawn model (seed 9 bounded, 30th).  h0 sees every key and scores a keys 2 − 1/(j + 1) under an a query,
+    above BOS (−1/2) and b keys wherever they sit, and the row's own a key is visible: w0 = t_a at every row.
+    h1 averages t_a over the b keys or, with none, over BOS and m a keys: 0 at b rows, 1 − 1/(m + 1) elsewhere
+    (an L-bos-level family), which the FFN above rounds to {0, 1} — so the joint keeps (t_b = 1 ⇒ w1 = 0) and
+    h2's b keys never tie the BOS key (1/2): h2 always selects BOS.  Controls: with the a keys' weight 1 the
+    own key no longer outscores BOS (w0 may be 0 at a rows); without the family the joint loses w1."""
+    path = ROOT / "tests" / "fixtures" / "outside" / "bos-level-joint-through-ffn.json"
+    model = load_model(path)
+    st = analyse(model, absorb=True)
+    assert st.joint[1].project(["t_a", "w0"]) == [(0, 0), (1, 1)]
+    assert "w1" not in st.joint[3].dims  # after h1: a family at a and BOS rows, kept for the FFN only
+    assert st.joint[4].project(["t_b", "w1"]) == [(0, 0), (0, 1), (1, 0)]
+    _certified_checked_audited(model)
+    data = json.loads(path.read_text())
+    data["layers"][0]["heads"][0]["score"][0][2] = 1
+    assert (1, 0) in analyse(model_from_dict(data), absorb=True).joint[1].project(["t_a", "w0"])
+
+
+def test_the_first_row_is_exact_under_a_head_that_sees_every_key_with_equal_scores_there():
+    """Drawn model (seed 7 unbounded, 36th): the output is read at the first row, the BOS row.  h0 (j ≤ i) sees only
+    BOS there: w0 = 0 exactly.  h1 sees every key with score w0(i)·t_b(j)/2 + 2·t_a(i)·t_a(j): at the BOS row
+    both query factors are 0, so every key ties and the soft row is the uniform mean of exact values, and
+    'bababab' puts the rounded mean of t_a on θ with soft = hard.  Controls: a query factor that is 1 at BOS
+    (one) or a leftmost hard rule (one key where soft averages the tie) leaves the first row unproved."""
+    path = ROOT / "tests" / "fixtures" / "outside" / "first-row-uniform-all-head.json"
+    model = load_model(path)
+    assert hard_run(model, tuple("bababab")).outputs[0] == model.output.threshold
+    st = analyse(model, absorb=True)
+    assert first_row_soft_exact(model, st)
+    _certified_checked_audited(model)
+    for change in ("one", "leftmost"):
+        data = json.loads(path.read_text())
+        head = data["layers"][1]["heads"][0]
+        if change == "one":
+            head["score"][0][0] = "one"
+        else:
+            head["hard"] = "leftmost"
+        assert not first_row_soft_exact(model_from_dict(data), st), change  # (the coords are the same)

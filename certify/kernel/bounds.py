@@ -31,7 +31,7 @@ from ..expr import BinOp, Expr, Log, Num, eval_ball
 from ..model import AttentionLayer, Model
 from .polyid import ball_of, integer_polynomial, simplified, univariate
 from .rounding_error import FloatFormat, RoundingFailure
-from .structure import (HeadFact, Structure, argmax_gap, first_row_exact, first_row_outputs, first_row_values,
+from .structure import (HeadFact, Structure, argmax_gap, first_row_outputs, first_row_soft_exact, first_row_values,
                         harmonic_distance)
 
 PRECISION_BITS = 128
@@ -136,11 +136,13 @@ def _analyse_box(model: Model, st: Structure, tau_expr: Expr, lo: int, hi: int, 
         margin = _margin(coord, rng[o], model.output.threshold, model.output.position == "first" and st.first == 0,
                          _output_facts(coord, model.output.position, st.first, model.output.threshold, env),
                          exact_rows=fp is None)
-    if fp is None and first_row_exact(model):
+    first_exact = fp is None and first_row_soft_exact(model, st)
+    if first_exact:
         e, margin = ZERO, first_row_margin(model, margin, n)
     # error 0 with margin 0 (a hard output on θ) is accepted where soft is hard at every output row: every
-    # head uniform (symmetry), or every row exact (exact_unless = ∅): soft = θ = hard decides as hard
-    ok = bool(e < margin or e.is_zero() and (margin > 0 or all_uniform(st) or (not model.output.argmax and every_row_exact)))
+    # head uniform (symmetry), every row exact (exact_unless = ∅), or the first row, the output's, exact
+    ok = bool(e < margin or e.is_zero() and (margin > 0 or all_uniform(st) or first_exact or
+                                             (not model.output.argmax and every_row_exact)))
     return BoxReport(lo, hi, tau, tuple(head_bounds), e, margin, ok, tuple(ffn_inputs))
 
 

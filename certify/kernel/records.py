@@ -133,7 +133,8 @@ def facts_record(st) -> dict:
       — the value's denominator in lowest terms is at most that expression; ``zero_or_apart`` — the
       value equals ``centre`` or side·(value − centre) ≥ min |at_least| (L-zero-or-apart); ``bound`` —
       side·(value − value_bound) ≤ 0 (an extreme head against an always-visible BOS key); ``never_equals`` —
-      the value is never that one (two heads' selected keys, L-two-keys); ``exact_unless`` — at
+      the value is never that one (two heads' selected keys, L-two-keys); ``same_at_every_row`` — every row
+      of a word holds one value (L-word-constant); ``exact_unless`` — at
       every row whose hard value is not in this list, the soft value equals the hard one for every
       τ (the row's heads saw equal scores or exact inputs).
     * heads: ``equal_scores`` — all visible scores of a row are equal; ``levels`` (width w, size c
@@ -192,6 +193,8 @@ def _coord_record(c: Coord, written: bool) -> dict:
         entry["never_equals"] = {"value": str(c.avoids), "lemma": "L-two-keys"}
     if c.fin is None and c.hull is not None:
         entry["range"] = [str(c.hull[0]), str(c.hull[1])]
+    if c.same_in_word and written:
+        entry["same_at_every_row"] = {"lemma": "L-word-constant"}
     if c.exact_unless is not None and written:  # an embedding is exact: only written dims say more
         entry["exact_unless"] = [str(v) for v in sorted(c.exact_unless)]
     return entry

@@ -81,6 +81,7 @@ class Coord:
     avoids: Fraction | None = None  # the hard value never equals this (L-two-keys: two heads' selected keys)
     hull: tuple[Fraction, Fraction] | None = None  # lo ≤ value ≤ hi at every row, BOS included (L-value-classes)
     soft: tuple[Fraction, Fraction] | None = None  # lo ≤ soft value ≤ hi at every row and every τ (L-ffn-absorb)
+    same_in_word: bool = False  # one hard value at every row of a word, BOS included (L-word-constant)
 
 
 @dataclass(frozen=True)
@@ -298,10 +299,12 @@ def _add(a: Coord, b: Coord) -> Coord:
     fin = _sums(a.fin, b.fin)
     at_bos = None if a.at_bos is None or b.at_bos is None else a.at_bos + b.at_bos
     if fin is None and (shifted := _harmonic_shift(a, b) or _harmonic_shift(b, a)) is not None:
-        return Coord(harmonic=shifted, rest=_sums(a.rest, b.rest), at_bos=at_bos)
+        return Coord(harmonic=shifted, rest=_sums(a.rest, b.rest), at_bos=at_bos,
+                     same_in_word=_same_in_word(a) and _same_in_word(b))
     grid, offset = (Num(Fraction(_den_lcm(fin))), Fraction(0)) if fin is not None else _sum_grid(a, b)
     return Coord(fin=fin, grid=grid, offset=offset, rest=_sums(a.rest, b.rest), at_bos=at_bos,
-                 hull=None if fin is not None else _hull_sum(value_hull(a), value_hull(b)))
+                 hull=None if fin is not None else _hull_sum(value_hull(a), value_hull(b)),
+                 same_in_word=_same_in_word(a) and _same_in_word(b))
 
 
 def _harmonic_shift(a: Coord, b: Coord) -> tuple | None:
@@ -319,6 +322,18 @@ def _row_constant(c: Coord) -> Expr | None:
     if c.fin is not None and len(c.fin) == 1:
         return Num(next(iter(c.fin)))
     return None
+
+
+def _same_in_word(c: Coord) -> bool:
+    """The hard value is one value at every row of a word (a row constant, or L-word-constant)."""
+    return c.same_in_word or _row_constant(c) is not None
+
+
+def _row_shift(c: Coord) -> bool:
+    """A key dim whose soft value, like its hard one, is one value at every key of a row: a score term
+    reading it adds one amount to every score of the row, which softmax and hardmax both ignore
+    (L-word-constant (c)); a word-constant dim needs soft = hard at every row for that."""
+    return _row_constant(c) is not None or c.same_in_word and c.exact_unless == frozenset()
 
 
 def _nonzero_row_constant(c: Coord) -> bool:
@@ -426,8 +441,16 @@ def _pe_hull(e: Expr, first: int) -> tuple[Fraction, Fraction] | None:
 def classify_head(layer: int, head: Head, coords: dict, first: int, joint: Joint | None = None) -> HeadFact:
     """Try the head rules in turn (each a row gap lower bound plus a count of keys per gap level);
     terms whose key is constant over the row (or whose query is always 0) shift every score of the
-    row alike and are dropped first (the bounds still charge their soft errors: the fact keeps the original head)."""
-    shadow = replace(head, score=tuple(t for t in head.score if _row_constant(coords[t[1]]) is None
+    row alike and are dropped first (the bounds still charge their soft errors: the fact keeps the original head);
+    a dropped key that is one value in a word without being a row constant cites L-word-constant."""
+    fact = _classify_shadow(layer, head, coords, first, joint)
+    if any(_row_shift(coords[k]) and _row_constant(coords[k]) is None for _, k, _ in head.score):
+        fact = replace(fact, lemma=f"{fact.lemma}; L-word-constant")
+    return fact
+
+
+def _classify_shadow(layer: int, head: Head, coords: dict, first: int, joint: Joint | None) -> HeadFact:
+    shadow = replace(head, score=tuple(t for t in head.score if not _row_shift(coords[t[1]])
                                        and coords[t[0]].fin != {Fraction(0)}))  # a query always 0 adds 0
     keys = [coords[k] for _, k, _ in shadow.score]
     queries = [coords[q] for q, _, _ in shadow.score]
@@ -1088,6 +1111,7 @@ def attention_coords(layer: AttentionLayer, coords: dict, first: int, facts: lis
     new = dict(coords)
     for fact in _twins_merged(facts):
         noisy = _noisy_outputs(fact, coords, joint, first)
+        same = _same_maxima_everywhere(fact.head, coords, joint)
         means, spreads = maxima_outputs(fact.head, coords, joint, first) \
             if fact.kind != "uniform" and fact.head.hard == "average" and not fact.homogeneous else ({}, {})
         for out, val in _value_table(fact.head, coords).items():
@@ -1109,7 +1133,7 @@ def attention_coords(layer: AttentionLayer, coords: dict, first: int, facts: lis
             elif max_length is not None and val.fin is not None and \
                     (means := _mean_values(val.fin, max_length + 1 - first)) is not None:
                 contrib = Coord(fin=means, grid=Num(Fraction(_den_lcm(means))))  # a bounded model's means
-            elif fact.kind != "uniform" and integral_grid(val) is not None:
+            elif integral_grid(val) is not None:
                 # the mean of m ≤ |U_i| maxima, each value·L ∈ Z: mean·(m·L) ∈ Z, a denominator ≤ L·|U_i|
                 count = visible_count(fact.head.visible, first)  # an empty row (count 0) adds 0: denominator 1
                 contrib = Coord(den_bound=BinOp("*", integral_grid(val), BinOp("+", count, Num(Fraction(1))) if
@@ -1123,9 +1147,32 @@ def attention_coords(layer: AttentionLayer, coords: dict, first: int, facts: lis
                                 (contrib.harmonic[0] | {Fraction(0)}, contrib.harmonic[1]))
             contrib = replace(contrib, at_bos=_bos_row_output(fact.head.visible, first, val),
                               bound=_bos_bound(fact.head, coords, first),
-                              hull=_mean_hull(value_hull(val), may_be_empty(fact.head.visible)))
+                              hull=_mean_hull(value_hull(val), may_be_empty(fact.head.visible)),
+                              same_in_word=same)
             new[out] = replace(_add(new[out], contrib), exact_unless=_noisy_sum(new[out], contrib, noisy.get(out)))
     return new
+
+
+def _same_maxima_everywhere(head: Head, coords: dict, joint: Joint | None) -> bool:
+    """L-word-constant (a): a head that sees every key from every row, whose score orders the key classes
+    alike under every query value (each pair's difference keeps its sign), has one set of maxima at every
+    row of a word, so one output (a function of that set's values; ties at one position broken alike)."""
+    if head.visible != "all":
+        return False
+    split = _class_and_position_dims(head, coords)
+    if split is None or split[3]:
+        return False
+    shadow, _, fdims, _ = split
+    qdims = sorted({q for q, _, _ in shadow})
+    qrows, krows = _joint_values(qdims, coords, joint), _joint_values(fdims, coords, joint)
+    if qrows is None or krows is None or len(qrows) * len(krows) ** 2 > MAX_COMBOS * 16:
+        return False
+    classes = [dict(zip(fdims, row)) for row in krows]
+    orders = set()
+    for qc in qrows:
+        scores = _class_scores(shadow, fdims, classes, dict(zip(qdims, qc)))[1]
+        orders.add(tuple((a > b) - (a < b) for a, b in itertools.combinations(scores, 2)))
+    return len(orders) <= 1
 
 
 def _mean_hull(values: tuple | None, empty: bool) -> tuple | None:
@@ -1250,7 +1297,7 @@ def _query_rows(head: Head, table: tuple, joint: Joint | None):
 def _class_and_position_dims(head: Head, coords: dict) -> tuple | None:
     """(score terms left after row constants, out dims, finite key dims (a key's class, with the value dims),
     position key dims) of an average head, or None when a key dim is neither finite nor a position embedding."""
-    shadow = [t for t in head.score if _row_constant(coords[t[1]]) is None]
+    shadow = [t for t in head.score if not _row_shift(coords[t[1]])]
     outs = tuple(dict.fromkeys(o for o, _, _ in head.value))
     fdims = sorted({k for _, k, _ in shadow if coords[k].fin is not None} | {v for _, v, _ in head.value})
     pdims = sorted({k for _, k, _ in shadow if coords[k].fin is None})
@@ -1319,7 +1366,12 @@ def _query_means(head: Head, coords: dict, first: int, table: tuple, q: dict, ow
     floor = _bos_score(weight, fdims, coords, head.visible, first)
     falls = _monotone(position, at_zero=True) if floor is not None else None
     rises = _monotone(position, at_zero=False) if own is not None and head.visible == "j<=i" else None
+    hulls = [(weight[d], value_hull(coords[d])) for d in pdims if weight[d]]
+    width = None if own is None or head.visible not in ("all", "j<=i", "j>=i") or any(h is None for _, h in hulls) \
+        else sum((abs(w) * (h[1] - h[0]) for w, h in hulls), Fraction(0))
     for k, (s, v) in enumerate(zip(scores, carried)):
+        if width is not None and s < scores[own] - width:
+            continue  # below the row's own (visible) key wherever the keys sit: F_k + max P < F_own + min P
         if falls is not None and falls[0] < 0 and (s < floor or s == floor and falls[1] and not _may_be_bos(
                 classes[k], coords)):
             continue  # every key j ≥ 1 of this class scores below the ever-visible BOS key: P(j) ≤ P(0)
@@ -1537,7 +1589,7 @@ def _noisy_outputs(fact: HeadFact, coords: dict, joint: Joint | None, first: int
     outs = _value_table(head, coords)
     # a term whose key is one exact value at every key shifts the whole row alike in soft too, so its query's
     # error leaves the weights unchanged: only its key needs to be exact
-    reads = {d for q, k, _ in head.score for d in ((k,) if _row_constant(coords[k]) is not None else (q, k))} | \
+    reads = {d for q, k, _ in head.score for d in ((k,) if _row_shift(coords[k]) else (q, k))} | \
         {v for _, v, _ in head.value}
     if fact.kind == "unsupported" or any(coords[d].exact_unless != frozenset() for d in reads):
         return {}
@@ -1545,7 +1597,7 @@ def _noisy_outputs(fact: HeadFact, coords: dict, joint: Joint | None, first: int
         return {o: c.fin for o, c in outs.items()}
     if fact.kind == "uniform":
         return {o: frozenset() for o in outs}
-    shadow = [t for t in head.score if _row_constant(coords[t[1]]) is None]
+    shadow = [t for t in head.score if not _row_shift(coords[t[1]])]
     qdims = sorted({q for q, _, _ in shadow})
     kdims = sorted({k for _, k, _ in shadow} | {v for _, v, _ in head.value})
     qrows = _joint_values(qdims, coords, joint)
@@ -1763,6 +1815,10 @@ def ffn_coords(layer: FFNLayer, coords: dict, fact: FFNFact, first: int) -> dict
             new[d] = replace(new[d], exact_unless=frozenset(noisy[d]) if len(noisy[d]) <= MAX_FIN else None)
     for d, _, _ in fact.absorbs:  # exact at every row once the bounds show x's error ≤ r (bounds, tail)
         new[d] = replace(new[d], exact_unless=frozenset())
+    for d in outs:  # a function of values that are one value in a word is one value there (L-word-constant (b))
+        reads = {x for u in layer.units if any(e == d for e, _ in u.outputs) for x, _ in u.inputs} | {d}
+        if all(_same_in_word(coords[x]) for x in reads):
+            new[d] = replace(new[d], same_in_word=True)
     return new
 
 
@@ -2007,11 +2063,30 @@ def _without(joint: Joint, written: set) -> Joint:
                                 for rows in (joint.rows, joint.inputs)))
 
 
+@dataclass(frozen=True)
+class Family:
+    """A joint entry that is one of v + d/k, k = 1, 2, … (L-bos-level): kept from a head to the FFN right
+    above it, which may map the family onto finitely many values (:func:`ffn_joint`), else dropped."""
+    v: Fraction
+    d: Fraction
+
+
+def _family(x: Fraction, v: Fraction, d: Fraction):
+    return x + v if d == 0 else Family(x + v, d)
+
+
+def finite_joint(joint: Joint) -> Joint:
+    """The joint less every dim that holds a :class:`Family` entry at some row."""
+    rows = joint.rows | joint.inputs
+    return _without(joint, {d for k, d in enumerate(joint.dims) if any(isinstance(r[k], Family) for r in rows)})
+
+
 def attention_joint(layer: AttentionLayer, joint: Joint, coords: dict, first: int) -> Joint:
     """The symbol-determined dims after an attention layer: a head's output at a row depends on the row's
     query values only through which values its maxima can carry (L-maxima-classes, per query value), so
     when every query dim is tracked, each row extends by each possible output (0 too on a row that may see
-    no key) — a relation, kept as possible joint values.  Other written dims leave the joint."""
+    no key; a :class:`Family` where the maxima are the BOS key and m keys of one value) — a relation, kept
+    as possible joint values.  Other written dims leave the joint."""
     written = [o for h in layer.heads for o, _, _ in h.value]
     layer_writes = set(written)
     rows, inputs = joint.rows, joint.inputs
@@ -2030,11 +2105,14 @@ def attention_joint(layer: AttentionLayer, joint: Joint, coords: dict, first: in
             q = q, (classes[0] if len(classes) == 1 and row not in joint.rows - joint.inputs else None)
             if q not in cache:
                 found = _query_means(head, coords, first, table, dict(zip(table[0], q[0])), q[1])
-                cache[q] = None if found is None or found[1] else found[0] | (
-                    {(Fraction(0),) * len(outs)} if may_be_empty(head.visible) else set())
+                cache[q] = None if found is None else (found[0] | (
+                    {(Fraction(0),) * len(outs)} if may_be_empty(head.visible) else set()), found[1])
             if cache[q] is None:
                 return None
-            return {tuple(x + dict(zip(at, v)).get(k, 0) for k, x in enumerate(row)) for v in cache[q]}
+            points, families = cache[q]
+            return {tuple(x + dict(zip(at, v)).get(k, 0) for k, x in enumerate(row)) for v in points} | \
+                {tuple(_family(x, dict(zip(at, v)).get(k, 0), dict(zip(at, d)).get(k, 0)) for k, x in enumerate(row))
+                 for v, d in families}
         new = [{r2 for r in part for r2 in (extend(r) or {None})} for part in (rows, inputs)]
         if None in new[0] | new[1] or len(new[0]) > MAX_COMBOS:
             continue
@@ -2049,15 +2127,34 @@ def ffn_joint(layer: FFNLayer, joint: Joint) -> Joint:
     writes = {d for u in layer.units for d, _ in u.outputs}
     if not (reads | writes) <= set(joint.dims):
         return _without(joint, writes)
-    def apply(row):
+    def spread(row):  # one Family among the dims the units touch: L-bos-level through the FFN (_ffn_harmonic)
         x = dict(zip(joint.dims, row))
-        new = dict(x)
-        for u in layer.units:
-            h = sum((c * x[d] for d, c in u.inputs), Fraction(0)) + u.bias
-            for d, c in u.outputs:
-                new[d] += c * h if h > 0 else Fraction(0)
-        return tuple(new[d] for d in joint.dims)
-    return Joint(joint.dims, frozenset(map(apply, joint.rows)), frozenset(map(apply, joint.inputs)))
+        dims = sorted(reads | writes)
+        if not any(isinstance(x[d], Family) for d in dims):
+            return {_ffn_row(layer, x, joint.dims)}
+        fake = {d: Coord(harmonic=(frozenset(), frozenset({(x[d].v, x[d].d)}))) if isinstance(x[d], Family)
+                else Coord(fin=frozenset({x[d]})) for d in dims}
+        found = _ffn_harmonic(layer, dims, fake, sorted(writes))
+        if found is None:
+            return None
+        choices = [({x[d]} if d not in writes else set(found[d][0]) | {Family(v, e) for v, e in found[d][1]})
+                   for d in joint.dims]
+        return set(itertools.product(*choices)) if prod(len(c) for c in choices) <= MAX_COMBOS else None
+    mapped = [set().union(*parts) if None not in (parts := [spread(r) for r in rows]) else None
+              for rows in (joint.rows, joint.inputs)]
+    if None in mapped or len(mapped[0]) > MAX_COMBOS:
+        return finite_joint(_without(joint, writes))
+    return Joint(joint.dims, frozenset(mapped[0]), frozenset(mapped[1]))
+
+
+def _ffn_row(layer: FFNLayer, x: dict, dims: tuple) -> tuple:
+    """The exact FFN on one row (a :class:`Family` entry it neither reads nor writes passes through)."""
+    new = dict(x)
+    for u in layer.units:
+        h = sum((c * x[d] for d, c in u.inputs), Fraction(0)) + u.bias
+        for d, c in u.outputs:
+            new[d] += c * h if h > 0 else Fraction(0)
+    return tuple(new[d] for d in dims)
 
 
 def analyse(model: Model, absorb: bool = False) -> Structure:
@@ -2068,6 +2165,7 @@ def analyse(model: Model, absorb: bool = False) -> Structure:
     first = 0 if model.bos else 1
     coords, joint = {d: replace(c, soft=value_hull(c)) for d, c in embed_coords(model).items()}, embed_joint(model)
     history, joints = [coords], [joint]
+    pending = None  # the joint with Family entries, right after an attention layer
     facts: list = []
     blockers: list[str] = []
     live = live_heads(model)
@@ -2094,7 +2192,8 @@ def analyse(model: Model, absorb: bool = False) -> Structure:
                 coords[o] = replace(coords[o], avoids=model.output.threshold)
             coords.update({o: Coord() for h in layer.heads if (k, h.name) not in live for o, _, _ in h.value})
             coords.update(_soft_after_heads(layer, coords_before, coords, live, k))
-            joint = attention_joint(layer, joint, coords_before, first)
+            pending = attention_joint(layer, joint, coords_before, first)  # Family entries for the FFN above
+            joint = finite_joint(pending)
         else:
             fact = ffn_fact(k, layer, coords, absorb)
             facts.append(fact)
@@ -2104,7 +2203,8 @@ def analyse(model: Model, absorb: bool = False) -> Structure:
                     _two_keys_through(layer, model.output.dim, model.output.threshold, facts[k - 1], history[k - 1],
                                       before, joints[k - 1], first):
                 coords[model.output.dim] = replace(coords[model.output.dim], avoids=model.output.threshold)
-            joint = ffn_joint(layer, joint)
+            joint = finite_joint(ffn_joint(layer, pending if pending is not None else joint))
+            pending = None
         history.append(coords)
         joints.append(joint)
     if blockers:
@@ -2184,14 +2284,16 @@ def _selectable(head: Head, coords: dict, joint: Joint, first: int) -> set:
     """The joint rows whose key the head can select: all of them, less (query factors row constants, BOS
     visible from every row that sees a key) a row whose best score F(row) + max P, P over the hulls of the
     position-embedded key dims, is below the BOS key's exact score (L-maxima-classes: never a level below the
-    BOS key).  Under j < i the BOS row sees no key (its output is the empty row's 0, kept apart)."""
+    BOS key).  Under j < i the BOS row sees no key (its output is the empty row's 0, kept apart).  A term whose
+    key is a row constant shifts every key of the row alike (the BOS key too), so it is left out first."""
     rows = set(joint.rows)
     bos = rows - set(joint.inputs)
+    score = [t for t in head.score if not _row_shift(coords[t[1]])]
     if first or head.visible not in ("all", "j<=i", "j<i") or len(bos) != 1 or \
-            any(coords[q].fin is None or len(coords[q].fin) != 1 for q, _, _ in head.score):
+            any(coords[q].fin is None or len(coords[q].fin) != 1 for q, _, _ in score):
         return rows
     f_part, p_top, p_bos = [], Fraction(0), Fraction(0)
-    for q, k, c in head.score:
+    for q, k, c in score:
         w = c * next(iter(coords[q].fin))
         if k in joint.dims:
             f_part.append((joint.dims.index(k), w))
@@ -2245,6 +2347,39 @@ def first_row_exact(model: Model) -> bool:
     the layers its soft stream equals the hard one for every τ."""
     return model.output.position == "first" and all(
         h.visible in ("j<=i", "j<i") for layer in model.layers if isinstance(layer, AttentionLayer) for h in layer.heads)
+
+
+def first_row_soft_exact(model: Model, st: Structure) -> bool:
+    """Soft = hard at the first row, for every τ, when the output is read there: :func:`first_row_exact`, or,
+    layer by layer, a causal head there sees only itself, and a head that sees every key has equal scores
+    there — each term's query exact at that row and 0 at the BOS row (or always 0), or its key a row shift —
+    over values exact at every row (softmax of equal scores is the uniform average); an FFN of exact inputs
+    is exact."""
+    if model.output.position != "first" or model.output.argmax:
+        return False
+    if first_row_exact(model):
+        return True
+    exact = set(model.dims)
+    for k, layer in enumerate(model.layers):
+        coords = st.coords[k]
+        if isinstance(layer, FFNLayer):
+            for u in layer.units:
+                if not {d for d, _ in u.inputs} <= exact:
+                    exact -= {d for d, _ in u.outputs}
+            continue
+        for h in layer.heads:
+            if h.visible == "j<=i":
+                ok = {v for _, v, _ in h.value} <= exact
+            elif h.visible == "j<i":
+                ok = True
+            else:
+                ok = h.hard == "average" and all(coords[v].exact_unless == frozenset() for _, v, _ in h.value) and all(
+                    _row_shift(coords[key]) or q in exact and (coords[q].fin == {Fraction(0)} or
+                                                               st.first == 0 and coords[q].at_bos == 0)
+                    for q, key, _ in h.score)
+            if not ok:
+                exact -= {o for o, _, _ in h.value}
+    return model.output.dim in exact
 
 
 def first_row_values(model: Model) -> frozenset | None:

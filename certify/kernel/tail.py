@@ -45,7 +45,7 @@ from .bounds import (PRECISION_BITS, _hull, _margin, _one_noisy_input, _split_lo
 from .polyid import normal_form, univariate
 from .positivity import nonzero_from, positive_from
 from .records import lower, upper
-from .structure import HeadFact, Structure, argmax_gap, first_row_exact
+from .structure import HeadFact, Structure, argmax_gap, first_row_soft_exact
 
 MAX_EXPONENT = 64  # q ≤ n^(−K) with K at most this (any smaller K is also sound; keeps numbers readable)
 
@@ -367,11 +367,13 @@ def _walk(model: Model, st: Structure, tau_expr: Expr, n0: int) -> TailReport:
                                     exact_rows=True)
         if st.coords[-1][o].exact_unless == frozenset():  # every row exact: soft = hard, on θ too
             e = ZERO
-        if first_row_exact(model):  # the output row sees only itself: soft = hard there
-            e, margin = ZERO, first_row_margin(model, margin)
+    first_exact = first_row_soft_exact(model, st)
+    if first_exact:  # the output row: soft = hard there
+        e, margin = ZERO, first_row_margin(model, margin)
     every_row_exact = not model.output.argmax and st.coords[-1][model.output.dim].exact_unless == frozenset()
     top = sup(e, n0)
-    ok = bool(e.is_zero() and (margin > 0 or all_uniform(st) or every_row_exact) or (top is not None and top < margin))
+    ok = bool(e.is_zero() and (margin > 0 or all_uniform(st) or every_row_exact or first_exact)
+              or (top is not None and top < margin))
     return TailReport(n0, tuple(heads), e, top if top is not None else arb("inf"), margin, ok)
 
 

@@ -5,7 +5,7 @@
 obligation builders that the certifier calls are re-exported here.
 """
 from proofs.lemmas import (bos_apart, bos_level, ffn_absorb, floating, gap, layer, layer_refined, lipschitz, lookup, maxima, rounding, special_key, tiebreak,
-                           two_keys, value_classes, zero_or_apart, ziggurat)
+                           two_keys, value_classes, word_constant, zero_or_apart, ziggurat)
 from proofs.lemmas.base import Check, Control, Lemma, Result
 from proofs.lemmas.expbounds import exp_neg_lower, exp_neg_upper
 from proofs.lemmas.layer import coarse_layer_bound
@@ -16,7 +16,7 @@ from proofs.lemmas.ziggurat import ziggurat_bound
 LEMMAS: dict[str, Lemma] = {
     m.LEMMA.name: m.LEMMA
     for m in (gap, lipschitz, ziggurat, lookup, special_key, tiebreak, rounding, layer, layer_refined)
-} | {lemma.name: lemma for lemma in floating.LEMMAS} | {m.LEMMA.name: m.LEMMA for m in (maxima, bos_level, bos_apart, zero_or_apart, two_keys, value_classes, ffn_absorb)}  # docs/floating-point.md
+} | {lemma.name: lemma for lemma in floating.LEMMAS} | {m.LEMMA.name: m.LEMMA for m in (maxima, bos_level, bos_apart, zero_or_apart, two_keys, value_classes, ffn_absorb, word_constant)}  # docs/floating-point.md
 
 __all__ = [
     "LEMMAS", "Lemma", "Control", "Check", "Result", "exp_neg_lower", "exp_neg_upper", "ziggurat_bound",
