@@ -943,3 +943,20 @@ def test_the_first_row_is_exact_under_a_head_that_sees_every_key_with_equal_scor
         else:
             head["hard"] = "leftmost"
         assert not first_row_soft_exact(model_from_dict(data), st), change  # (the coords are the same)
+
+
+def test_a_query_factor_exact_where_it_is_0_keeps_those_rows_uniform():
+    """Drawn model (seed 13 bounded, 14th).  h1 averages t_a over the a keys under an a query (1, leaking toward
+    the other keys) and uniformly otherwise (exact): w1 is exact wherever it is not 1, 0 included.  h2 scores
+    w1(i)·j/n: a row with w1 = 0 is uniform over exact values, any other has one maximal key (j/n is injective),
+    so only a key's t_b ∈ {0, 1} may be noisy.  Control: when b queries attend the b keys (t_b·t_b), w1 = 0 leaks
+    at b rows and nothing is claimed."""
+    path = ROOT / "tests" / "fixtures" / "outside" / "zero-query-scaled-position.json"
+    model = load_model(path)
+    st = analyse(model, absorb=True)
+    assert st.coords[2]["w1"].exact_unless == {1} and st.coords[3]["w2"].exact_unless == {0, 1}
+    _certified_checked_audited(model)
+    data = json.loads(path.read_text())
+    data["layers"][1]["heads"][0]["score"].append(["t_b", "t_b", 1])
+    st = analyse(model_from_dict(data), absorb=True)
+    assert 0 in st.coords[2]["w1"].exact_unless and st.coords[3]["w2"].exact_unless is None

@@ -1591,28 +1591,36 @@ def _noisy_outputs(fact: HeadFact, coords: dict, joint: Joint | None, first: int
     # error leaves the weights unchanged: only its key needs to be exact
     reads = {d for q, k, _ in head.score for d in ((k,) if _row_shift(coords[k]) else (q, k))} | \
         {v for _, v, _ in head.value}
-    if fact.kind == "unsupported" or any(coords[d].exact_unless != frozenset() for d in reads):
+    shadow = [t for t in head.score if not _row_shift(coords[t[1]])]
+    # a query dim exact off its exact_unless values leaves the rows with other query values as they were
+    loose = [d for d in reads if coords[d].exact_unless != frozenset()]
+    only_query = {q for q, _, _ in shadow} - {k for _, k, _ in shadow} - {v for _, v, _ in head.value}
+    if fact.kind == "unsupported" or any(d not in only_query or coords[d].exact_unless is None for d in loose) or \
+            loose and head.hard != "average":
         return {}
     if head.hard != "average":  # the hard output is one key's value; soft averages ties: no exact rows
         return {o: c.fin for o, c in outs.items()}
     if fact.kind == "uniform":
         return {o: frozenset() for o in outs}
-    shadow = [t for t in head.score if not _row_shift(coords[t[1]])]
     qdims = sorted({q for q, _, _ in shadow})
     kdims = sorted({k for _, k, _ in shadow} | {v for _, v, _ in head.value})
     qrows = _joint_values(qdims, coords, joint)
     krows = _joint_values(kdims, coords, joint)
     fallback = {o: c.fin if fact.homogeneous else None for o, c in outs.items()}
     if qrows is None:
-        return _scaled_position(shadow, outs, coords) or fallback
+        return (_scaled_position(shadow, outs, coords) if all(0 not in coords[d].exact_unless for d in loose)
+                else None) or fallback
     table = _query_table(head, coords, joint) if krows is None else None
     noisy = {o: set() for o in outs}
     for qc in qrows:
         q = dict(zip(qdims, qc))
+        shaky = any(q[d] in coords[d].exact_unless for d in loose)  # a noisy query: any output of q may be noisy
         coef: dict = {}
         for a, b, c in shadow:
             coef[b] = coef.get(b, Fraction(0)) + c * q[a]
         if not any(coef.values()):
+            if shaky:
+                return fallback
             continue  # the score ignores the key: every such row is uniform, hence exact
         kd, kr = kdims, krows
         if kr is None:  # a key dim this query weighs by 0 (a position, say) does not move its scores
@@ -1633,7 +1641,7 @@ def _noisy_outputs(fact: HeadFact, coords: dict, joint: Joint | None, first: int
             levels.setdefault(sum((w * k[b] for b, w in coef.items() if w), Fraction(0)), set()).add(carried)
         low = min(levels)
         for s, carried in levels.items():
-            if s == low:
+            if s == low and not shaky:
                 continue
             if len(carried) != 1:
                 return fallback
@@ -1643,9 +1651,10 @@ def _noisy_outputs(fact: HeadFact, coords: dict, joint: Joint | None, first: int
 
 
 def _scaled_position(shadow: list, outs: dict, coords: dict) -> dict | None:
-    """The noisy values of a score w(i)·P(j), one exact query factor w known only by its value set and P
-    injective in the key position (L-maxima-classes (a)): a row with w = 0 scores every key 0 (uniform, exact),
-    any other row has one maximal key, so it carries one key's value; None when the score is not of that form."""
+    """The noisy values of a score w(i)·P(j), one query factor w known only by its value set (exact, or exact
+    at least where it is 0) and P injective in the key position (L-maxima-classes (a)): a row with w = 0 scores
+    every key 0 (uniform, exact), any other row has one maximal key, so it carries one key's value; None when
+    the score is not of that form."""
     if len({q for q, _, _ in shadow}) != 1 or any(coords[k].pe is None or coords[k].fin is not None for _, k, _ in shadow) \
             or any(c.fin is None for c in outs.values()):
         return None
