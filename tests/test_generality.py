@@ -960,3 +960,20 @@ def test_a_query_factor_exact_where_it_is_0_keeps_those_rows_uniform():
     data["layers"][1]["heads"][0]["score"].append(["t_b", "t_b", 1])
     st = analyse(model_from_dict(data), absorb=True)
     assert 0 in st.coords[2]["w1"].exact_unless and st.coords[3]["w2"].exact_unless is None
+
+
+def test_a_uniform_head_under_a_noisy_zero_query_claims_no_exact_rows():
+    """Regression (seed 7 unbounded, 21st; an unsound certificate for an hour of 2026-12-06): h0 always selects
+    BOS, so w0 = 0 in hard, but soft w0 leaks toward the b keys.  h2 scores w0(i)·(n − j): uniform in hard (its
+    query is always 0), not in soft, so its rows are not exact (at 'aba' soft w2 = 0.33333305… against 1/3) and a
+    certificate with error 0 on θ would be wrong.  The structure claims no exact rows for w2, and whatever certify
+    returns holds by brute force."""
+    path = ROOT / "tests" / "fixtures" / "outside" / "uniform-under-noisy-zero-query.json"
+    model = load_model(path)
+    st = analyse(model, absorb=True)
+    assert st.facts[2][0].kind == "uniform" and 0 in st.coords[2]["w0"].exact_unless
+    assert st.coords[3]["w2"].exact_unless is None
+    outcome = certify(model, 1, 1000, cfg=CertifyConfig(refute=False))
+    if outcome.verdict == "certified":
+        words = words_up_to(model.alphabet, 1, 7, budget=600, random_words=20, random_max=60, seed=2)
+        assert_certificate_holds(model, outcome.certificate["claim"], words)

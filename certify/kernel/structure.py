@@ -1600,8 +1600,8 @@ def _noisy_outputs(fact: HeadFact, coords: dict, joint: Joint | None, first: int
         return {}
     if head.hard != "average":  # the hard output is one key's value; soft averages ties: no exact rows
         return {o: c.fin for o, c in outs.items()}
-    if fact.kind == "uniform":
-        return {o: frozenset() for o in outs}
+    if fact.kind == "uniform":  # equal hard scores; with a noisy query (a factor always 0, say) soft may differ
+        return {} if loose else {o: frozenset() for o in outs}
     qdims = sorted({q for q, _, _ in shadow})
     kdims = sorted({k for _, k, _ in shadow} | {v for _, v, _ in head.value})
     qrows = _joint_values(qdims, coords, joint)
