@@ -127,6 +127,12 @@ class _Plan:
         self.exact_unless = {} if facts is None else {
             (c["after_layers"], c["dim"]): frozenset(Fraction(v) for v in c["exact_unless"])
             for c in facts["coords"] if "exact_unless" in c}
+        self.spans = {} if facts is None else {  # L-one-sided: (layer, dim) → [(lo, hi, side)]
+            (c["after_layers"], c["dim"]): [(Fraction(lo), Fraction(hi), int(side)) for lo, hi, side in c["noisy_spans"]["spans"]]
+            for c in facts["coords"] if "noisy_spans" in c}
+        self.exact_at = {} if facts is None else {
+            (c["after_layers"], c["dim"]): frozenset(Fraction(v) for v in c["exact_at"]["values"])
+            for c in facts["coords"] if "exact_at" in c}
         o = model.output.dim  # the output's facts are recorded after the last layer that writes it
         self.output_written = max((k + 1 for k, layer in enumerate(model.layers) if o in dims_written(layer)), default=0)
         self.joint = [] if facts is None else [(j["after_layers"], [self.index[d] for d in j["dims"]],
@@ -189,12 +195,15 @@ class _Plan:
         return checks
 
     def _check_exact_rows(self, run, word, fast, fail) -> int:
-        """``exact_unless``: off the listed values soft equals hard (float screen, then mpmath)."""
+        """``exact_unless``: off the listed values soft equals hard; ``exact_at``: at the listed values (float
+        screen, then mpmath)."""
         checks, exact = 0, None
-        for (layer, dim), values in self.exact_unless.items():
+        claims = [(key, values, "exact_unless", False) for key, values in self.exact_unless.items()] + \
+            [(key, values, "exact_at", True) for key, values in self.exact_at.items()]
+        for (layer, dim), values, name, listed in claims:
             col = self.index[dim]
             for r, row in enumerate(run.streams[layer]):
-                if row[col] in values:
+                if (row[col] in values) != listed:
                     continue
                 checks += 1
                 if abs(float(fast.streams[layer][r][col]) - float(row[col])) <= \
@@ -203,8 +212,28 @@ class _Plan:
                 exact = exact or soft_run(self.model, word, self.tau, dps=self.cfg.confirm_dps)
                 soft = _mp_fraction(exact.streams[layer][r][col])
                 if abs(soft - row[col]) > self.cfg.confirm_slack:
-                    fail(f"facts.coords[after {layer} layers, {dim}].exact_unless", run.first_position + r,
-                         f"hard value {row[col]} is not listed, yet soft is {float(soft):.12g}")
+                    fail(f"facts.coords[after {layer} layers, {dim}].{name}", run.first_position + r,
+                         f"hard value {row[col]} is {'' if listed else 'not '}listed, yet soft is {float(soft):.12g}")
+        for (layer, dim), spans in self.spans.items():
+            col = self.index[dim]
+            at = self.exact_at.get((layer, dim), frozenset())
+            for r, row in enumerate(run.streams[layer]):
+                sign = _span_side(spans, row[col])
+                if sign is None and row[col] in at:
+                    continue
+                checks += 1
+                soft = float(fast.streams[layer][r][col])
+                tol = self.cfg.screen_tolerance * max(1.0, abs(float(row[col])))
+                if (abs(soft - float(row[col])) <= tol) if sign is None else sign == 0 or \
+                        sign * (soft - float(row[col])) >= 0:
+                    continue
+                exact = exact or soft_run(self.model, word, self.tau, dps=self.cfg.confirm_dps)
+                soft = _mp_fraction(exact.streams[layer][r][col])
+                if abs(soft - row[col]) > self.cfg.confirm_slack if sign is None else \
+                        sign * (soft - row[col]) < -self.cfg.confirm_slack:
+                    fail(f"facts.coords[after {layer} layers, {dim}].noisy_spans", run.first_position + r,
+                         f"hard value {row[col]} ({'in no span' if sign is None else f'side {sign}'}), "
+                         f"soft {float(soft):.12g}")
         return checks
 
     def _check_head(self, run, layer: int, head, statements, box, n: int, fail) -> int:
@@ -255,9 +284,14 @@ class _Plan:
         # exact rows (hard value off the output's exact_unless, exact arithmetic) need no margin: soft = hard
         # there (audited by _check_exact_rows to the confirmation slack), which decides as hard, on θ too
         exact = None if argmax or "precision" in self.claim else self.exact_unless.get((self.output_written, self.model.output.dim))
+        # rows whose error has the side of their hard decision (L-one-sided) need no margin either
+        spans = None if argmax or "precision" in self.claim else self.spans.get((self.output_written, self.model.output.dim))
         for y, p in zip(run.outputs, positions):
             clear = (_top_two(y)[0] - _top_two(y)[1]) / 2 if argmax else abs(y - theta)
-            if exact is not None and y not in exact:
+            if spans is not None and ((side := _span_side(spans, y)) is None or side < 0 and y <= theta or
+                                      side > 0 and y > theta):
+                continue
+            if spans is None and exact is not None and y not in exact:
                 continue
             if clear < margin:
                 fail(f"boxes[n={box['n'] if box else 'claim'}].margin_lower", p,
@@ -265,7 +299,8 @@ class _Plan:
                      f"{'a tie (half its top gap)' if argmax else 'the threshold'}, below {margin}")
         if fast is None:
             return len(positions)
-        on_exact_row = [exact is not None and y not in exact for y in run.outputs]  # a decision by rounding at θ
+        on_exact_row = [exact is not None and y not in exact or spans is not None and _span_side(spans, y) is None
+                        for y in run.outputs]  # a decision by rounding at θ
         suspicious = any(_distance(s, h, float) > float(bound) + self.cfg.screen_tolerance * max(1.0, _size(h))
                          or not skip and (first_argmax(s) if argmax else bool(s > float(theta))) != d
                          for s, h, d, skip in zip(fast.outputs, run.outputs, run.decisions, on_exact_row))
@@ -381,6 +416,13 @@ def _legacy_heads(cert: dict) -> list[dict]:
                       }.get(kind, [])
         out.append({"head": rec["head"], "statements": statements})
     return out
+
+
+def _span_side(spans: list, y: Fraction) -> int | None:
+    """None when y lies in no span (the row is exact), else the side every span holding y shares (0 if they
+    differ)."""
+    sides = {side for lo, hi, side in spans if lo <= y <= hi}
+    return None if not sides else sides.pop() if len(sides) == 1 else 0
 
 
 def _coord_statement(rec: dict):

@@ -133,14 +133,32 @@ def test_a_count_ratio_on_the_threshold_at_uniform_rows_is_certified():
     assert assert_certificate_holds(model, outcome.certificate["claim"], ties) == len(ties)
 
 
-def _leaks_onto_the_threshold() -> dict:
+def _one_head_leaking_down() -> dict:
     """Every a key scores 1 and carries 1/2: a row that sees an a outputs hard 1/2 = θ, soft 1/2 − leak (the
-    other keys carry 0) — on θ at a row that is not exact, so no margin exists, yet nothing flips."""
+    other keys carry 0) — on θ at a row that is not exact, yet the leak only lowers it (L-one-sided)."""
     data = _exact_rows_model()
     data["layers"] = [{"type": "attention", "heads": [{"name": "h", "hard": "average", "visible": "j<=i",
                                                        "score": [["one", "t_a", 1]], "value": [["w", "t_a", "1/2"]]}]}]
     data["output"]["dim"] = "w"
     return data
+
+
+def _leaks_onto_the_threshold() -> dict:
+    """The same 1/2 written by two heads (a keys at 1 and at 2, each carrying 1/4): each leaks down, but a sum of
+    two heads keeps no side, so the kernel sees a hard output on θ at a row that may leak — no margin exists, yet
+    nothing flips."""
+    data = _one_head_leaking_down()
+    head = data["layers"][0]["heads"][0]
+    head["value"] = [["w", "t_a", "1/4"]]
+    data["layers"][0]["heads"].append({**head, "name": "g", "score": [["one", "t_a", 2]]})
+    return data
+
+
+def test_a_tie_leaking_toward_the_hard_side_is_certified():
+    """L-one-sided: the hard output 1/2 sits on θ wherever an a is visible, and soft only falls below it."""
+    model = model_from_dict(_one_head_leaking_down())
+    assert analyse(model).coords[-1]["w"].spans == {(Fraction(1, 2), Fraction(1, 2), -1)}
+    _certified_checked_audited(model)
 
 
 def test_a_tie_on_the_threshold_is_named_with_its_word(tmp_path):
@@ -581,8 +599,10 @@ def test_a_key_dim_the_query_weighs_by_zero_does_not_hide_exact_rows():
 
 
 def _exact_rows_hold(data: dict, tau: str, words: int = 40) -> int:
-    """At every row whose hard value of a dim lies off that dim's ``exact_unless``, soft = hard to 40 digits
-    (60-digit mpmath at ``tau``): the fact the margin and the FFN error rely on, on the first ``words`` words."""
+    """At every row whose hard value of a dim lies off that dim's ``exact_unless`` (or in ``exact_at``, or in none
+    of its ``spans``), soft = hard to 40 digits (60-digit mpmath at ``tau``); at rows the dim claims soft ≤ hard
+    (spans of side −1) or soft ≥ hard (side +1), that side: the facts the margin and the FFN error rely on, on
+    the first ``words`` words."""
     from certify.kernel.structure import Unsupported
 
     model = model_from_dict(data)
@@ -590,26 +610,39 @@ def _exact_rows_hold(data: dict, tau: str, words: int = 40) -> int:
         st = analyse(model)
     except Unsupported:
         return 0
-    claims = [(k, model.dims.index(d), c.exact_unless) for k, coords in enumerate(st.coords)
-              for d, c in coords.items() if c.exact_unless is not None]
+
+    def side(c, v):  # 0: exact, ±1: soft − hard has that sign (or is 0), None: no claim
+        if c.exact_unless is not None and v not in c.exact_unless or v in c.exact_at:
+            return 0
+        if c.spans:
+            sides = {s for lo, hi, s in c.spans if lo <= v <= hi}
+            if not sides:
+                return 0  # in no span: exact
+            return sides.pop() or None if len(sides) == 1 else None  # a shared side, else no claim
+        return None
+    claims = [(k, model.dims.index(d), c) for k, coords in enumerate(st.coords) for d, c in coords.items()
+              if c.exact_unless is not None or c.exact_at or c.spans]
     if not claims:
         return 0
     checked = 0
     schedule = parse_expr(tau, variables=("n",))
     for word in list(words_up_to(model.alphabet, 1, 5, budget=words, random_words=4, random_max=14, seed=2)):
         hard, soft = hard_run(model, word), soft_run(model, word, schedule, dps=60)
-        for k, col, noisy in claims:
+        for k, col, c in claims:
             for h, s in zip(hard.streams[k], soft.streams[k]):
-                if h[col] not in noisy:
-                    with mpmath.workdps(60):
-                        gap = abs(s[col] - mpmath.mpf(h[col].numerator) / h[col].denominator)
-                    assert gap < mpmath.mpf(10) ** -40, (data["name"], k, model.dims[col], word)
-                    checked += 1
+                claim = side(c, h[col])
+                if claim is None:
+                    continue
+                with mpmath.workdps(60):
+                    diff = s[col] - mpmath.mpf(h[col].numerator) / h[col].denominator
+                assert (abs(diff) if claim == 0 else -claim * diff) < mpmath.mpf(10) ** -40, \
+                    (data["name"], k, model.dims[col], word, claim)
+                checked += 1
     return checked
 
 
 def test_rows_claimed_exact_are_exact_on_outside_models():
-    """Every ``exact_unless`` the structure states, on drawn models (both PE families, and the BOS key sharing
+    """Every ``exact_unless``, ``exact_at``, side and span the structure states, on drawn models (both PE families, and the BOS key sharing
     its class with an input symbol) and every outside fixture, at a hot and a cold τ."""
     rng = random.Random(23)
     drawn = [random_model(rng, k, unbounded=k % 2 == 1) for k in range(16)]
@@ -981,3 +1014,87 @@ def test_a_uniform_head_under_a_noisy_zero_query_claims_no_exact_rows():
     if outcome.verdict == "certified":
         words = words_up_to(model.alphabet, 1, 7, budget=600, random_words=20, random_max=60, seed=2)
         assert_certificate_holds(model, outcome.certificate["claim"], words)
+
+
+def test_an_output_at_the_end_of_its_values_is_exact_under_a_noisy_query():
+    """Seed 13 bounded, 21st model (not proved before).  h0 selects the row's own symbol (w0 = t_a, noisy in soft);
+    h1 sees every key with score −w0(i)·t_a(j) and outputs the b share of its maxima: under either query value
+    the b keys (value 1) score at least as high as the a keys (value 0), so a hard w1 of 0 means no b key is
+    visible and soft w1 is 0 too, whatever w0's error (L-extreme-exact).  h2 scores w1(i)·t_a(j): its rows with
+    w1 = 0 are uniform and exact, the others carry one key's value, 1 (0 only where no a key is visible, exact by
+    the same lemma), so the rounding FFNs keep a margin at every row that may leak.  With h1's sign flipped the a keys win under an a query, a hard 0 sits next to
+    visible b keys and leaks: the kernel claims 0 no more, and a forged claim fails the audit."""
+    path = ROOT / "tests" / "fixtures" / "outside" / "extreme-value-exact.json"
+    model = load_model(path)
+    st = analyse(model, absorb=True)
+    w1 = st.coords[2]["w1"]
+    assert w1.fin is None and w1.exact_unless is None and w1.exact_at == {0}
+    assert st.coords[3]["w2"].exact_unless == {1}  # 0 is exact too: the a keys (value 1) never score below b keys
+    col = model.dims.index("w1")
+    soft = soft_run(model, tuple("aaaa"), parse_expr("1"), dps=60)  # w0 ≈ 1 − ε at every row, w1 = 0 exactly
+    assert all(hard_run(model, tuple("aaaa")).streams[2][r][col] == 0 and row[col] == 0
+               for r, row in enumerate(soft.streams[2]))
+    outcome = _certified_checked_audited(model)
+    assert any(c.get("exact_at", {}).get("lemma") == "L-extreme-exact" for c in outcome.certificate["facts"]["coords"])
+    forged = json.loads(json.dumps(outcome.certificate))
+    entry = next(c for c in forged["facts"]["coords"] if "exact_at" in c)
+    entry["exact_at"]["values"] = ["0", "1"]  # w1 = 1 at an a row with a b key: the b keys win only in hard
+    failure = audit(forged, model, max_len=4).failure
+    assert failure is not None and failure.fact.endswith("exact_at")
+    flipped = json.loads(path.read_text())
+    flipped["layers"][1]["heads"][0]["score"] = [["w0", "t_a", 1]]
+    flipped_model = model_from_dict(flipped)
+    assert 0 not in analyse(flipped_model, absorb=True).coords[2]["w1"].exact_at
+    hard = hard_run(flipped_model, tuple("ab")).streams[2][0][col]  # the a row: its a key wins in hard
+    leak = soft_run(flipped_model, tuple("ab"), parse_expr("1"), dps=60).streams[2][0][col]
+    assert hard == 0 and leak > mpmath.mpf(10) ** -3
+
+
+def test_a_level_of_several_values_leaks_to_the_side_of_its_lower_keys():
+    """Seed 14 bounded, 32nd model (not proved before): one head, j<i, scores −t_c(i)·t_a(j) + 2·t_b(i)·p(j), value
+    t_b.  A c row averages its earlier b and c keys (a mixed level) above its a keys, which carry 0: under exact
+    scores the soft output is (1 − λ)·hard + λ·0 ≤ hard (L-one-sided), so at 'bcac', where the hard output is
+    exactly θ = 1/2, soft stays below θ and decides False as hard does; the rows above θ keep a margin from the
+    output's denominator bound.  With the a keys carrying 1 the leak goes up, over θ: the span's side is +1, a
+    hard 1/2 is undecided, and the model is not certified.  A certificate whose span claims the wrong side fails the audit."""
+    path = ROOT / "tests" / "fixtures" / "outside" / "one-sided-majority.json"
+    model = load_model(path)
+    out = analyse(model).coords[-1]["out"]
+    assert out.exact_unless is None and (Fraction(0), Fraction(1), -1) in out.spans
+    assert hard_run(model, tuple("bcac")).outputs == (Fraction(1, 2),)
+    assert soft_run(model, tuple("bcac"), parse_expr("1"), dps=60).outputs[0] < mpmath.mpf(1) / 2
+    outcome = _certified_checked_audited(model)
+    forged = json.loads(json.dumps(outcome.certificate))
+    entry = next(c for c in forged["facts"]["coords"] if "noisy_spans" in c and c["dim"] == "w0")
+    entry["noisy_spans"]["spans"] = [[lo, hi, 1 if side == -1 else side] for lo, hi, side in entry["noisy_spans"]["spans"]]
+    failure = audit(forged, model, max_len=4).failure
+    assert failure is not None and failure.fact.endswith("noisy_spans")
+    data = json.loads(path.read_text())
+    data["layers"][0]["heads"][0]["value"] = [["w0", "t_b", 1], ["w0", "t_a", 1]]
+    upward = model_from_dict(data)
+    assert (Fraction(0), Fraction(1), 1) in analyse(upward).coords[-1]["out"].spans  # soft ≥ hard: θ rows undecided
+    assert soft_run(upward, tuple("bcac"), parse_expr("1/(4*n)"), dps=60).outputs[0] > mpmath.mpf(1) / 2
+    assert certify(upward, 1, 1000, cfg=CertifyConfig(refute=False)).verdict != "certified"
+
+
+def test_a_uniform_row_tilted_by_a_query_error_of_known_sign():
+    """Seed 9 bounded, 4th model (not proved before).  h2 scores w1(i)·t_a(j) and averages t_b: where w1 is 0 in hard
+    every row is uniform, but soft w1 leaks above 0 (0 is the low end of its soft hull), so the a keys, which
+    carry 0, weigh more and the soft mean falls below the hard one (L-one-sided, Chebyshev's sum inequality).
+    At 'baabaabaabaaba' the hard output at position 8 is exactly θ = 1/2 and soft stays below it.  Averaging
+    t_a instead, the tilt raises the mean, the span's side is +1 and the model is not certified."""
+    path = ROOT / "tests" / "fixtures" / "outside" / "tilted-uniform-row.json"
+    model = load_model(path)
+    assert (Fraction(0), Fraction(1), -1) in analyse(model).coords[4]["w2"].spans
+    word = tuple("baabaabaabaaba")
+    assert hard_run(model, word).outputs[7] == Fraction(1, 2)
+    assert soft_run(model, word, parse_expr("1"), dps=60).outputs[7] < mpmath.mpf(1) / 2
+    col = model.dims.index("w2")  # the side is real: at τ = 1 soft w2 is visibly below hard at that row
+    hard_w2 = hard_run(model, word).streams[4][7][col]
+    assert soft_run(model, word, parse_expr("1"), dps=60).streams[4][7][col] < mpmath.mpf(hard_w2.numerator) / hard_w2.denominator - mpmath.mpf(10) ** -3
+    _certified_checked_audited(model)
+    data = json.loads(path.read_text())
+    data["layers"][3]["heads"][0]["value"] = [["w2", "t_a", 1]]
+    raised = model_from_dict(data)
+    assert (Fraction(0), Fraction(1), 1) in analyse(raised).coords[4]["w2"].spans
+    assert certify(raised, 1, 1000, cfg=CertifyConfig(refute=False)).verdict != "certified"

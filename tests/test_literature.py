@@ -3,12 +3,13 @@ first/last symbol, exists, bigram, parity and majority by counting, Dyck-1, sort
 tracr-style categorical and numerical heads with a BOS default, selector width, induction heads —
 32 models in ``tests/fixtures/literature/`` (each simulable by brute force on every word ≤ 6).
 
-Measured: 30 of 32 certify to n = 1000 (21 before L-bos-level and L-bos-apart, 26 before the grid
+Measured: 31 of 32 certify to n = 1000 (21 before L-bos-level and L-bos-apart, 26 before the grid
 margin and L-zero-or-apart took aⁿbⁿ and both Dyck-1 constructions, 29 before L-two-keys went through a
 linear FFN: sorted-first-b-last-a's out = ReLU(fb − la) − ReLU(la − fb) is never 0 because a b and an a
 never share a position, and the first-b head never selects an a, whose best score is below the BOS
-key's).  The 2 not proved, each for a stated reason: a real tie on the threshold (tracr-frac-prevs:
-#a/i = 1/2 sits on θ); a coprimality argument (tracr-frac-prevs-offset)."""
+key's; 30 before L-one-sided took tracr-frac-prevs, whose #a/i = 1/2 sits on θ but only leaks down, to the
+BOS key valued 0, while the values above θ keep 1/(2n) from it by their denominator).  The one not proved:
+a coprimality argument (tracr-frac-prevs-offset)."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -22,7 +23,7 @@ from certify.model import load_model
 from soundness import assert_certificate_holds, words_up_to
 
 FIXTURES = sorted((Path(__file__).parent / "fixtures" / "literature").glob("*.json"))
-NOT_PROVED = {"tracr-frac-prevs", "tracr-frac-prevs-offset"}
+NOT_PROVED = {"tracr-frac-prevs-offset"}
 
 
 def _certified_checked_and_held(path: Path, n_max: int, random_max: int):

@@ -32,7 +32,7 @@ from ..model import AttentionLayer, Model
 from .polyid import ball_of, integer_polynomial, simplified, univariate
 from .rounding_error import FloatFormat, RoundingFailure
 from .structure import (HeadFact, Structure, argmax_gap, first_row_outputs, first_row_soft_exact, first_row_values,
-                        harmonic_distance)
+                        harmonic_distance, span_margin)
 
 PRECISION_BITS = 128
 GAP_HALVINGS = 6  # a wide box's γ/τ is re-bounded on at most 2^6 pieces (:func:`_gap_over_tau`)
@@ -124,6 +124,7 @@ def _analyse_box(model: Model, st: Structure, tau_expr: Expr, lo: int, hi: int, 
             ffn_inputs.append((k, before, {d: err[d] for d in facts.dims}))
             rng = _ffn_range(layer, rng)
         rng = {d: _range(c, env) if c.fin is not None or c.pe is not None else rng[d] for d, c in coords_after.items()}
+    sided = False
     if model.output.argmax:
         e, margin = _argmax_error(model, err), q_ball(argmax_gap(model, st) / 2)
     else:
@@ -136,13 +137,15 @@ def _analyse_box(model: Model, st: Structure, tau_expr: Expr, lo: int, hi: int, 
         margin = _margin(coord, rng[o], model.output.threshold, model.output.position == "first" and st.first == 0,
                          _output_facts(coord, model.output.position, st.first, model.output.threshold, env),
                          exact_rows=fp is None)
+        sided = fp is None and not every_row_exact and span_margin(coord, model.output.threshold) == (None, False)
     first_exact = fp is None and first_row_soft_exact(model, st)
     if first_exact:
         e, margin = ZERO, first_row_margin(model, margin, n)
     # error 0 with margin 0 (a hard output on θ) is accepted where soft is hard at every output row: every
     # head uniform (symmetry), every row exact (exact_unless = ∅), or the first row, the output's, exact
-    ok = bool(e < margin or e.is_zero() and (margin > 0 or all_uniform(st) or first_exact or
-                                             (not model.output.argmax and every_row_exact)))
+    # every row that may leak leaks to the side of its hard decision (L-one-sided): no margin needed
+    ok = bool(sided or e < margin or e.is_zero() and (
+        margin > 0 or all_uniform(st) or first_exact or (not model.output.argmax and every_row_exact)))
     return BoxReport(lo, hi, tau, tuple(head_bounds), e, margin, ok, tuple(ffn_inputs))
 
 
@@ -517,6 +520,8 @@ def _output_facts(coord, position: str, first: int, threshold: Fraction, env) ->
     if coord.grid is not None and integer_polynomial(BinOp("*", Num(Fraction(threshold.numerator)), coord.grid),
                                                      ("i", "n")):
         facts["grid"] = abs(_at_output(coord.grid, position, first, env))
+    if coord.den_bound is not None:
+        facts["den"] = abs(_at_output(coord.den_bound, position, first, env))
     if coord.apart is not None:
         centre, least, side = coord.apart
         facts["apart"] = (_at_output(centre, position, first, env),
@@ -548,15 +553,31 @@ def _margin(coord, rng, threshold: Fraction, at_bos: bool = False, facts: dict |
     """min |y − θ| over possible hard outputs (0 when y can sit on θ).  ``exact_rows`` (exact arithmetic):
     a row off ``coord.exact_unless`` has soft = hard exactly, hence the hard decision — on θ too (soft =
     θ = hard, not above it) — so only the rows that may be inexact need the margin: min |v − θ| over
-    exact_unless (0 when θ is listed).  ``at_bos``: the output is read at the BOS row only, whose hard
+    exact_unless (0 when θ is listed); with spans, only over the rows their side does not decide (L-one-sided).  ``at_bos``: the output is read at the BOS row only, whose hard
     value is ``coord.at_bos`` when known."""
     if at_bos and coord.at_bos is not None:
         return q_ball(abs(coord.at_bos - threshold))
     every = _hard_margin(coord, rng, threshold, facts or {})
+    spans = span_margin(coord, threshold) if exact_rows else None
+    if spans is not None:  # only rows not decided by their side need it (L-one-sided)
+        least, near = spans
+        apart = _separation(threshold, facts or {}) if near else None
+        parts = ([q_ball(least)] if least is not None else []) + ([apart] if near else [])
+        return every if not parts or near and apart is None else every.max(_least(parts))
     noisy = coord.exact_unless if exact_rows else None
     if noisy:
         return every.max(q_ball(min(abs(v - threshold) for v in noisy)))
     return every
+
+
+def _separation(threshold: Fraction, facts: dict):
+    """A lower bound on |y − θ| for y ≠ θ at the output rows (θ = p/q): 1/(q·|G|) when y·G ∈ Z, 1/(q·B) when
+    y's denominator is at most B; None when neither is known."""
+    q = threshold.denominator
+    for key in ("grid", "den"):
+        if key in facts and facts[key] > 0:
+            return q_ball(Fraction(1)) / (q * facts[key].upper())
+    return None
 
 
 def _hard_margin(coord, rng, threshold: Fraction, facts: dict) -> object:

@@ -136,7 +136,12 @@ def facts_record(st) -> dict:
       the value is never that one (two heads' selected keys, L-two-keys); ``same_at_every_row`` — every row
       of a word holds one value (L-word-constant); ``exact_unless`` — at
       every row whose hard value is not in this list, the soft value equals the hard one for every
-      τ (the row's heads saw equal scores or exact inputs).
+      τ (the row's heads saw equal scores or exact inputs); ``exact_at`` — at every row whose hard
+      value is in its list, likewise (L-extreme-exact: every key the row sees carries that value);
+      ``noisy_spans`` — [lo, hi, side] spans: a row whose hard value lies in none of them (nor in
+      ``exact_at``) has soft = hard, and one whose value lies only in spans of side −1 (+1) has soft ≤ hard
+      (soft ≥ hard), for every τ (L-one-sided: the soft average stays in the hull of the maximal level's
+      values and the lower levels' values; monotone FFNs keep the side).
     * heads: ``equal_scores`` — all visible scores of a row are equal; ``levels`` (width w, size c
       per box, ``unique``) — every non-maximal key's deficit s_max − s_j is ≥ w, each band
       [m·w, (m+1)·w), m ≥ 1, holds ≤ c keys, and (unique) one key is maximal; ``gap`` — every
@@ -146,7 +151,8 @@ def facts_record(st) -> dict:
       differs from the maxima's (L-special-key with one value on every input key), not all keys off them.
     * per box (in ``boxes``): the soft weight off the hard maxima at τ(n) ≤ ``leak_upper``, the
       hard output's distance to the threshold ≥ ``margin_lower`` (> 0 only, at rows off the output's
-      ``exact_unless``: those are exact), |soft − hard| ≤ ``error_upper``.
+      ``exact_unless``: those are exact, nor where the output's spans decide as hard: y ≤ θ with soft ≤ hard,
+      y > θ with soft ≥ hard), |soft − hard| ≤ ``error_upper``.
     """
     coords = []
     for k, layer in enumerate(st.coords):
@@ -197,6 +203,11 @@ def _coord_record(c: Coord, written: bool) -> dict:
         entry["same_at_every_row"] = {"lemma": "L-word-constant"}
     if c.exact_unless is not None and written:  # an embedding is exact: only written dims say more
         entry["exact_unless"] = [str(v) for v in sorted(c.exact_unless)]
+    if c.spans and written:
+        entry["noisy_spans"] = {"spans": [[str(lo), str(hi), side] for lo, hi, side in sorted(c.spans)],
+                                "lemma": "L-one-sided"}
+    if c.exact_at and written:
+        entry["exact_at"] = {"values": [str(v) for v in sorted(c.exact_at)], "lemma": "L-extreme-exact"}
     return entry
 
 

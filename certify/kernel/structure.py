@@ -46,6 +46,7 @@ from .positivity import positive_from
 
 MAX_COMBOS = 4096
 MAX_FIN = 4096
+MAX_TILT_CLASSES = 256  # key classes compared pairwise by L-one-sided's tilt
 MAX_MOVERS = 3  # distinct position-varying key grids of one lattice head (its gammas number 2^(2·movers + …))
 MAX_VERTEX_DEN = 8  # L-lookup: a vertex b with 2b = m/K is tried for K up to this
 EVENTUAL_SIGN_FROM = 64  # a ReLU input that is a function of n alone must keep one sign from some n below this
@@ -72,6 +73,12 @@ class Coord:
     den_bound: Expr | None = None  # the value's denominator is at most B(i, n) (a mean over ≤ |U_i| maxima)
     # soft = hard exactly (every τ) at each row whose hard value is outside this set; None: no claim
     exact_unless: frozenset | None = None
+    # soft = hard exactly (every τ) at each row whose hard value is in this set, whatever exact_unless says
+    # (L-extreme-exact: every key the row sees carries that value); kept only while exact_unless is None
+    exact_at: frozenset = frozenset()
+    # (lo, hi, side) spans holding the hard value of every row where soft may differ (L-one-sided): at a row whose
+    # value lies in spans, soft ≤ hard when each of them has side −1, soft ≥ hard when each has +1; () unknown
+    spans: frozenset | tuple = ()
     # the value lies in points ∪ {v + d/k : k = 1, 2, …} for a family (v, d) (L-bos-level); fin is then None
     harmonic: tuple[frozenset, frozenset] | None = None
     # (c, (L₁, …), s): the value is c(i, n) or s·(value − c) ≥ min |L_k(i, n)| > 0 (L-zero-or-apart); s = ±1
@@ -1110,7 +1117,8 @@ def attention_coords(layer: AttentionLayer, coords: dict, first: int, facts: lis
                      max_length: int | None = None, joint: Joint | None = None) -> dict:
     new = dict(coords)
     for fact in _twins_merged(facts):
-        noisy = _noisy_outputs(fact, coords, joint, first)
+        noisy, spans = _noisy_outputs(fact, coords, joint, first)
+        extremes = _exact_extremes(fact, coords, joint)
         same = _same_maxima_everywhere(fact.head, coords, joint)
         means, spreads = maxima_outputs(fact.head, coords, joint, first) \
             if fact.kind != "uniform" and fact.head.hard == "average" and not fact.homogeneous else ({}, {})
@@ -1149,8 +1157,62 @@ def attention_coords(layer: AttentionLayer, coords: dict, first: int, facts: lis
                               bound=_bos_bound(fact.head, coords, first),
                               hull=_mean_hull(value_hull(val), may_be_empty(fact.head.visible)),
                               same_in_word=same)
-            new[out] = replace(_add(new[out], contrib), exact_unless=_noisy_sum(new[out], contrib, noisy.get(out)))
+            summed, unless = _add(new[out], contrib), _noisy_sum(new[out], contrib, noisy.get(out))
+            # a head writing a dim that is 0 and exact: the head's exact values and spans are the dim's
+            fresh = new[out].fin == {Fraction(0)} and new[out].exact_unless == frozenset()
+            at = extremes.get(out, frozenset()) if fresh else frozenset()
+            if at and (unless is not None or summed.fin is not None):
+                unless, at = (summed.fin if unless is None else unless) - at, frozenset()
+            new[out] = replace(summed, exact_unless=unless, exact_at=at, spans=spans.get(out, ()) if fresh else ())
     return new
+
+
+def _exact_extremes(fact: HeadFact, coords: dict, joint: Joint | None) -> dict:
+    """out dim → the hard values at which the head's output is exact (L-extreme-exact).  Under an average head a
+    hard output v* that is the least (or greatest) value any key class carries means every maximal key carries
+    v*; when, under every hard query value, each class carrying another value scores at least as high as each
+    class carrying v*, no key carrying another value is visible at such a row (it would be maximal), so every
+    visible key carries v* and the soft average, whatever its weights, is v* too — the query may be noisy.
+    Needs the score's key dims and the value dims finite (classes), the value dims exact, and the query dims
+    finite or bounded (the score difference is linear in the query: its least value over the query's joint
+    values times the hull's corners is its least value over every query)."""
+    head = fact.head
+    if head.hard != "average" or fact.kind == "unsupported":
+        return {}
+    shadow = [t for t in head.score if not _row_shift(coords[t[1]])]
+    values = sorted({v for _, v, _ in head.value})
+    kdims = sorted({k for _, k, _ in shadow} | set(values))
+    if any(coords[v].exact_unless != frozenset() for v in values):
+        return {}
+    krows = _joint_values(kdims, coords, joint)
+    queries = _query_corners(sorted({q for q, _, _ in shadow}), coords, joint)
+    if krows is None or queries is None or len(queries) * len(krows) ** 2 > MAX_COMBOS * 16:
+        return {}
+    outs = tuple(dict.fromkeys(o for o, _, _ in head.value))
+    classes = [dict(zip(kdims, row)) for row in krows]
+    carried = [_carried(head, outs, k) for k in classes]
+    scores = [[sum((c * q[a] * k[b] for a, b, c in shadow), Fraction(0)) for k in classes] for q in queries]
+    exact: dict = {}
+    for m, o in enumerate(outs):
+        seen = {v[m] for v in carried}
+        for target in {min(seen), max(seen)}:
+            own = [k for k, v in enumerate(carried) if v[m] == target]
+            other = [k for k, v in enumerate(carried) if v[m] != target]
+            if all(s[a] >= s[b] for s in scores for a in other for b in own):
+                exact.setdefault(o, set()).add(target)
+    return {o: frozenset(v) for o, v in exact.items()}
+
+
+def _query_corners(qdims: list[str], coords: dict, joint: Joint | None) -> list[dict] | None:
+    """Query values whose convex hull holds every hard query: the joint values of the finite dims times the
+    ends of the others' hulls; None when some dim has neither."""
+    free = [d for d in qdims if coords[d].fin is None and (joint is None or d not in joint.dims)]
+    ends = [value_hull(coords[d]) for d in free]
+    rows = _joint_values([d for d in qdims if d not in free], coords, joint)
+    if rows is None or any(e is None for e in ends) or len(rows) * 2 ** len(free) > MAX_COMBOS:
+        return None
+    fixed = [d for d in qdims if d not in free]
+    return [{**dict(zip(fixed, row)), **dict(zip(free, corner))} for row in rows for corner in itertools.product(*ends)]
 
 
 def _same_maxima_everywhere(head: Head, coords: dict, joint: Joint | None) -> bool:
@@ -1576,8 +1638,10 @@ def _bos_row_output(visible: str, first: int, val: Coord) -> Fraction | None:
     return Fraction(0) if visible == "j<i" else val.at_bos if visible == "j<=i" else None
 
 
-def _noisy_outputs(fact: HeadFact, coords: dict, joint: Joint | None, first: int) -> dict:
-    """out dim → the values the head adds at rows where its soft output may differ from the hard one.
+def _noisy_outputs(fact: HeadFact, coords: dict, joint: Joint | None, first: int) -> tuple[dict, dict]:
+    """(out dim → the values the head adds at rows where its soft output may differ from the hard one (None:
+    not finitely many), out dim → spans (lo, hi, side) holding every such row's value, side −1: soft ≤ hard
+    there, +1: soft ≥ hard, 0: unknown).
 
     With every score and value input exact, a row whose visible scores are all equal is exact
     under an average head (softmax of equal scores is the uniform average, for every τ). So, per
@@ -1595,33 +1659,47 @@ def _noisy_outputs(fact: HeadFact, coords: dict, joint: Joint | None, first: int
     # a query dim exact off its exact_unless values leaves the rows with other query values as they were
     loose = [d for d in reads if coords[d].exact_unless != frozenset()]
     only_query = {q for q, _, _ in shadow} - {k for _, k, _ in shadow} - {v for _, v, _ in head.value}
-    if fact.kind == "unsupported" or any(d not in only_query or coords[d].exact_unless is None for d in loose) or \
-            loose and head.hard != "average":
-        return {}
+    if fact.kind == "unsupported" or any(d not in only_query or coords[d].exact_unless is None and not coords[d].exact_at
+                                         for d in loose) or loose and head.hard != "average":
+        return {}, {}
     if head.hard != "average":  # the hard output is one key's value; soft averages ties: no exact rows
-        return {o: c.fin for o, c in outs.items()}
+        return {o: c.fin for o, c in outs.items()}, {}
     if fact.kind == "uniform":  # equal hard scores; with a noisy query (a factor always 0, say) soft may differ
-        return {} if loose else {o: frozenset() for o in outs}
+        return ({}, {}) if loose else ({o: frozenset() for o in outs}, {})
     qdims = sorted({q for q, _, _ in shadow})
     kdims = sorted({k for _, k, _ in shadow} | {v for _, v, _ in head.value})
     qrows = _joint_values(qdims, coords, joint)
     krows = _joint_values(kdims, coords, joint)
     fallback = {o: c.fin if fact.homogeneous else None for o, c in outs.items()}
     if qrows is None:
-        return (_scaled_position(shadow, outs, coords) if all(0 not in coords[d].exact_unless for d in loose)
-                else None) or fallback
+        queries = _query_regions(qdims, shadow, kdims, krows, coords, joint)
+        if queries is None:
+            return (_scaled_position(shadow, outs, coords) if all(_exact_at(coords[d], Fraction(0)) for d in loose)
+                    else None) or fallback, {}
+    else:
+        queries = [(dict(zip(qdims, qc)), None) for qc in qrows]
     table = _query_table(head, coords, joint) if krows is None else None
     noisy = {o: set() for o in outs}
-    for qc in qrows:
-        q = dict(zip(qdims, qc))
-        shaky = any(q[d] in coords[d].exact_unless for d in loose)  # a noisy query: any output of q may be noisy
+    spans = {o: set() for o in outs}
+    mixed: set = set()  # out dims some level of several values writes: no finite noisy set
+    for q, region in queries:
+        # a noisy query: any output of q may be noisy; a region's representative stands for an open interval
+        shaky = any(not _exact_at(coords[d], q[d]) if region is None or region[0] != d
+                    else coords[d].exact_unless is None or any(region[1] < x < region[2] for x in coords[d].exact_unless)
+                    for d in loose)
         coef: dict = {}
         for a, b, c in shadow:
             coef[b] = coef.get(b, Fraction(0)) + c * q[a]
         if not any(coef.values()):
-            if shaky:
-                return fallback
-            continue  # the score ignores the key: every such row is uniform, hence exact
+            if not shaky:
+                continue  # the score ignores the key: every such row is uniform, hence exact
+            tilt = _tilt(head, outs, q, region, shadow, loose, coords, kdims, krows)
+            if tilt is None:
+                return fallback, {}
+            for o, span in tilt.items():  # the rows carry uniform means: no finite set
+                spans[o].add(span)
+                mixed.add(o)
+            continue
         kd, kr = kdims, krows
         if kr is None:  # a key dim this query weighs by 0 (a position, say) does not move its scores
             kd = sorted({b for b, w in coef.items() if w} | {v for _, v, _ in head.value})
@@ -1629,10 +1707,11 @@ def _noisy_outputs(fact: HeadFact, coords: dict, joint: Joint | None, first: int
         if kr is None:  # a position-embedded key dim: the rows carry the maxima's means for q
             means = _query_means(head, coords, first, table, q) if table is not None else None
             if means is None or means[1]:
-                return fallback
+                return fallback, {}
             for v in means[0]:
                 for o, x in zip(outs, v):
                     noisy[o].add(x)
+                    spans[o].add((x, x, 0))
             continue
         levels: dict = {}
         for kc in kr:
@@ -1643,11 +1722,83 @@ def _noisy_outputs(fact: HeadFact, coords: dict, joint: Joint | None, first: int
         for s, carried in levels.items():
             if s == low and not shaky:
                 continue
-            if len(carried) != 1:
-                return fallback
-            for o, v in zip(outs, next(iter(carried))):
-                noisy[o].add(v)
-    return {o: frozenset(v) for o, v in noisy.items()}
+            if len(carried) != 1 and shaky:  # the maxima's weights among themselves move with the query's error
+                return fallback, {}
+            below = set().union(*(c for t, c in levels.items() if t < s))
+            for m, o in enumerate(outs):
+                top, lower = {c[m] for c in carried}, {c[m] for c in below}
+                if len(top | lower) == 1:
+                    continue  # every key the row may see carries one value: exact (L-one-sided)
+                lo, hi = min(top), max(top)
+                side = -1 if all(x <= lo for x in lower) else 1 if all(x >= hi for x in lower) else 0
+                spans[o].add((lo, hi, side))
+                if len(top) > 1:
+                    mixed.add(o)
+                noisy[o].add(lo)
+    return {o: None if o in mixed else frozenset(v) for o, v in noisy.items()}, {o: frozenset(v) for o, v in spans.items()}
+
+
+def _tilt(head: Head, outs: tuple, q: dict, region, shadow: list, loose: list, coords: dict, kdims: list,
+          krows: list | None) -> dict | None:
+    """out dim → (lo, hi, side) for rows that are uniform in hard (the hard query weighs every key by 0) while one
+    query dim d is noisy (L-one-sided): when d's hard value is the lower (upper) end of its soft hull, its error δ
+    is ≥ 0 (≤ 0), so soft scores are δ·g(class) and the weights grow (shrink) with g; a value that falls as g
+    rises then averages at most the uniform mean (Chebyshev's sum inequality), one that rises at least it.
+    None when more than one dim is noisy, δ's sign or the key classes are unknown."""
+    noisy = [d for d in loose if not _exact_at(coords[d], q[d]) or region is not None and region[0] == d]
+    if len(noisy) != 1 or krows is None or len(krows) > MAX_TILT_CLASSES or (region is not None and region[0] == noisy[0]) \
+            or coords[noisy[0]].soft is None:
+        return None
+    d, (lo, hi) = noisy[0], coords[noisy[0]].soft
+    sign = 1 if q[d] == lo else -1 if q[d] == hi else 0
+    if not sign:
+        return None
+    keys = [dict(zip(kdims, row)) for row in krows]
+    g = [sum((c * k[b] for a, b, c in shadow if a == d), Fraction(0)) for k in keys]
+    out = {}
+    for m, o in enumerate(outs):
+        v = [_carried(head, outs, k)[m] for k in keys]
+        if len(set(v)) == 1 or len(set(g)) == 1:
+            continue  # every key carries one value, or the error moves every score alike: exact
+        pairs = [(v[a] - v[b]) * (g[a] - g[b]) for a in range(len(keys)) for b in range(a)]
+        trend = -1 if all(p <= 0 for p in pairs) else 1 if all(p >= 0 for p in pairs) else 0
+        out[o] = (min(v), max(v), trend * sign)
+    return out
+
+
+def _exact_at(c: Coord, x: Fraction) -> bool:
+    """Soft = hard at every row whose hard value is x."""
+    return x in c.exact_at or c.exact_unless is not None and x not in c.exact_unless
+
+
+def _query_regions(qdims: list[str], shadow: list, kdims: list[str], krows: list | None, coords: dict,
+                   joint: Joint | None) -> list | None:
+    """Representative query values when one query dim h is known only by its hull [lo, hi] (the others
+    finite): each class's score is α + β·h, so between consecutive cuts — the hull's ends, h's exact and
+    non-exact values, and each h where two classes' scores cross — the order of the classes, their
+    levels and the values the levels carry are those at the midpoint.  Returns (query, region) pairs:
+    region None for a cut (the query exactly that value), (h, a, b) for the open interval (a, b)."""
+    free = [d for d in qdims if coords[d].fin is None and (joint is None or d not in joint.dims)]
+    if len(free) != 1 or krows is None or (hull := value_hull(coords[free[0]])) is None:
+        return None
+    h, (lo, hi) = free[0], hull
+    fixed = [d for d in qdims if d != h]
+    rows = _joint_values(fixed, coords, joint)
+    if rows is None or len(rows) * len(krows) ** 2 > MAX_COMBOS * 16:
+        return None
+    keys = [dict(zip(kdims, row)) for row in krows]
+    out = []
+    for row in rows:
+        q = dict(zip(fixed, row))
+        lines = {(sum((c * q[a] * k[b] for a, b, c in shadow if a != h), Fraction(0)),
+                  sum((c * k[b] for a, b, c in shadow if a == h), Fraction(0))) for k in keys}
+        cuts = {lo, hi} | {x for x in coords[h].exact_at | (coords[h].exact_unless or frozenset()) if lo <= x <= hi}
+        cuts |= {x for (a1, b1), (a2, b2) in itertools.combinations(lines, 2) if b1 != b2
+                 for x in ((a2 - a1) / (b1 - b2),) if lo < x < hi}
+        cuts = sorted(cuts)
+        out += [({**q, h: x}, None) for x in cuts]
+        out += [({**q, h: (x + y) / 2}, (h, x, y)) for x, y in zip(cuts, cuts[1:])]
+    return out
 
 
 def _scaled_position(shadow: list, outs: dict, coords: dict) -> dict | None:
@@ -1766,6 +1917,81 @@ def _absorbs(layer: FFNLayer, o: str, coords: dict) -> tuple | None:
     return (o, x, r) if r > 0 else None
 
 
+def _one_input(layer: FFNLayer, o: str, coords: dict) -> tuple | None:
+    """(x, f, slopes) when the units writing o read one dim x and o itself is exact (a constant, or x): o = f(x)
+    row by row, and slopes(lo, hi) lists f's slope on each piece of [lo, hi]; None otherwise."""
+    units = [(u, c) for u in layer.units if (c := sum((c for e, c in u.outputs if e == o), Fraction(0)))]
+    reads = {x for u, _ in units for x, _ in u.inputs}
+    if len(reads) != 1:
+        return None
+    (x,) = reads
+    if o != x and (coords[o].exact_unless != frozenset() or coords[o].fin is None or len(coords[o].fin) != 1):
+        return None
+    base = Fraction(0) if o == x else next(iter(coords[o].fin))
+    lines = [(sum((a for _, a in u.inputs), Fraction(0)), u.bias, c) for u, c in units]
+
+    def f(v):
+        return (v if o == x else base) + sum((c * max(a * v + b, Fraction(0)) for a, b, c in lines), Fraction(0))
+
+    def cuts(lo, hi):
+        return sorted({lo, hi} | {-b / a for a, b, _ in lines if a and lo < -b / a < hi})
+
+    def slopes(lo, hi):
+        points = cuts(lo, hi)
+        return [Fraction(int(o == x)) + sum((c * a for a, b, c in lines if a * (p + q) / 2 + b > 0), Fraction(0))
+                for p, q in zip(points, points[1:])]
+    return x, f, slopes, cuts
+
+
+def _kept_side(side: int, lo: Fraction, hi: Fraction, soft: tuple, slopes) -> int:
+    """The side of f(x) against f(v) at rows with v in [lo, hi] and x on ``side`` of v within the soft hull:
+    kept when f is non-decreasing over where x and v may lie, flipped when non-increasing, else 0."""
+    if not side:
+        return 0
+    where = slopes(min(soft[0], lo), hi) if side < 0 else slopes(lo, max(soft[1], hi))
+    return side if all(m >= 0 for m in where) else -side if all(m <= 0 for m in where) else 0
+
+
+def _ffn_spans(layer: FFNLayer, o: str, coords: dict) -> tuple:
+    """An FFN o = f(x) (:func:`_one_input`) maps each span [lo, hi] of x onto f's range there (ends and
+    breakpoints), keeping, flipping or losing its side (:func:`_kept_side`); () when x has no spans."""
+    view = _one_input(layer, o, coords)
+    if view is None or not coords[view[0]].spans or coords[view[0]].soft is None:
+        return ()
+    x, f, slopes, cuts = view
+    out = set()
+    for lo, hi, side in coords[x].spans:
+        values = [f(p) for p in cuts(lo, hi)]
+        out.add((min(values), max(values), _kept_side(side, lo, hi, coords[x].soft, slopes)))
+    return frozenset(out)
+
+
+def span_margin(coord: Coord, threshold: Fraction) -> tuple[Fraction | None, bool] | None:
+    """For an output known by spans: (least |y − θ| over the values of undecided rows that
+    stay away from θ, or None when there are none; whether undecided rows may come arbitrarily close to θ
+    from above, θ excluded — those need a separation such as a grid or a denominator bound).  Decided rows
+    (L-one-sided): side −1 with y ≤ θ, side +1 with y > θ.  None when the output has no spans."""
+    if not coord.spans:
+        return None
+    least, near = None, False
+    for lo, hi, side in coord.spans:
+        if side < 0:  # undecided: y in (θ, hi]
+            if hi <= threshold:
+                continue
+            if lo <= threshold:
+                near = True
+                continue
+            d = lo - threshold
+        elif side > 0:  # undecided: y in [lo, θ]
+            if lo > threshold:
+                continue
+            d = threshold - hi if hi < threshold else Fraction(0)
+        else:
+            d = Fraction(0) if lo <= threshold <= hi else min(abs(lo - threshold), abs(hi - threshold))
+        least = d if least is None else min(least, d)
+    return least, near
+
+
 def _pre(layer: FFNLayer, dims: list[str], combos) -> tuple:
     """Each unit's exact pre-activation at every combination of input values."""
     return () if combos is None else tuple(
@@ -1822,8 +2048,11 @@ def ffn_coords(layer: FFNLayer, coords: dict, fact: FFNFact, first: int) -> dict
         noisy = _ffn_values(layer, fact.dims, fact.noisy, fact.noisy_pre, outs)
         for d in outs:
             new[d] = replace(new[d], exact_unless=frozenset(noisy[d]) if len(noisy[d]) <= MAX_FIN else None)
+    for d in outs:
+        if new[d].exact_unless != frozenset():
+            new[d] = replace(new[d], spans=_ffn_spans(layer, d, coords))
     for d, _, _ in fact.absorbs:  # exact at every row once the bounds show x's error ≤ r (bounds, tail)
-        new[d] = replace(new[d], exact_unless=frozenset())
+        new[d] = replace(new[d], exact_unless=frozenset(), spans=())
     for d in outs:  # a function of values that are one value in a word is one value there (L-word-constant (b))
         reads = {x for u in layer.units if any(e == d for e, _ in u.outputs) for x, _ in u.inputs} | {d}
         if all(_same_in_word(coords[x]) for x in reads):

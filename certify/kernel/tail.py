@@ -45,7 +45,7 @@ from .bounds import (PRECISION_BITS, _hull, _margin, _one_noisy_input, _split_lo
 from .polyid import normal_form, univariate
 from .positivity import nonzero_from, positive_from
 from .records import lower, upper
-from .structure import HeadFact, Structure, argmax_gap, first_row_soft_exact
+from .structure import HeadFact, Structure, argmax_gap, first_row_soft_exact, span_margin
 
 MAX_EXPONENT = 64  # q ≤ n^(−K) with K at most this (any smaller K is also sound; keeps numbers readable)
 
@@ -371,8 +371,11 @@ def _walk(model: Model, st: Structure, tau_expr: Expr, n0: int) -> TailReport:
     if first_exact:  # the output row: soft = hard there
         e, margin = ZERO, first_row_margin(model, margin)
     every_row_exact = not model.output.argmax and st.coords[-1][model.output.dim].exact_unless == frozenset()
+    # every row that may leak leaks to the side of its hard decision (L-one-sided): no margin needed
+    out = None if model.output.argmax else st.coords[-1][model.output.dim]
+    sided = out is not None and not every_row_exact and span_margin(out, model.output.threshold) == (None, False)
     top = sup(e, n0)
-    ok = bool(e.is_zero() and (margin > 0 or all_uniform(st) or every_row_exact or first_exact)
+    ok = bool(sided or e.is_zero() and (margin > 0 or all_uniform(st) or every_row_exact or first_exact)
               or (top is not None and top < margin))
     return TailReport(n0, tuple(heads), e, top if top is not None else arb("inf"), margin, ok)
 
