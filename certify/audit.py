@@ -124,6 +124,8 @@ class _Plan:
         self.coords = [] if facts is None else [_coord_statement(c) for c in facts["coords"]]
         self.same_rows = [] if facts is None else [(c["after_layers"], c["dim"]) for c in facts["coords"]
                                                    if "same_at_every_row" in c]
+        self.soft_same = [] if facts is None else [(c["after_layers"], c["dim"]) for c in facts["coords"]
+                                                   if "soft_same_at_every_row" in c]
         self.exact_unless = {} if facts is None else {
             (c["after_layers"], c["dim"]): frozenset(Fraction(v) for v in c["exact_unless"])
             for c in facts["coords"] if "exact_unless" in c}
@@ -145,7 +147,7 @@ class _Plan:
         self.starts = [b["n"][0] for b in self.boxes]
         self.tail = cert.get("tail")
         self.claim = cert["claim"]
-        self.statements = len(self.coords) + len(self.same_rows) + len(self.joint) + sum(len(s) for _, _, s in self.heads) + 3 * max(len(self.boxes), 1)
+        self.statements = len(self.coords) + len(self.same_rows) + len(self.soft_same) + len(self.joint) + sum(len(s) for _, _, s in self.heads) + 3 * max(len(self.boxes), 1)
 
     def box(self, n: int) -> dict | None:
         k = bisect.bisect_right(self.starts, n) - 1
@@ -190,7 +192,7 @@ class _Plan:
             checks += self._check_head(run, layer, head, statements, box, n, fail)
         fast = float_run(self.model, word, self.tau, "float64") if soft else None
         if fast is not None:
-            checks += self._check_exact_rows(run, word, fast, fail)
+            checks += self._check_exact_rows(run, word, fast, fail) + self._check_soft_same(run, word, fast, fail)
         checks += self._check_output(run, word, fast, box, n, fail)
         return checks
 
@@ -235,6 +237,21 @@ class _Plan:
                          f"hard value {row[col]} ({'in no span' if sign is None else f'side {sign}'}), "
                          f"soft {float(soft):.12g}")
         return checks
+
+    def _check_soft_same(self, run, word, fast, fail) -> int:
+        """``soft_same_at_every_row``: the soft values of every row of the word agree (float screen, then mpmath)."""
+        exact = None
+        for layer, dim in self.soft_same:
+            col = self.index[dim]
+            values = [float(row[col]) for row in fast.streams[layer]]
+            if max(values) - min(values) <= self.cfg.screen_tolerance * max(1.0, max(map(abs, values))):
+                continue
+            exact = exact or soft_run(self.model, word, self.tau, dps=self.cfg.confirm_dps)
+            soft = [_mp_fraction(row[col]) for row in exact.streams[layer]]
+            if max(soft) - min(soft) > self.cfg.confirm_slack:
+                fail(f"facts.coords[after {layer} layers, {dim}].soft_same_at_every_row", run.first_position,
+                     f"the rows' soft values range over [{float(min(soft)):.12g}, {float(max(soft)):.12g}]")
+        return len(self.soft_same)
 
     def _check_head(self, run, layer: int, head, statements, box, n: int, fail) -> int:
         rows = run.streams[layer]

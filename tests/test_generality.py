@@ -606,7 +606,7 @@ def _exact_rows_hold(data: dict, tau: str, words: int = 40) -> int:
     """At every row whose hard value of a dim lies off that dim's ``exact_unless`` (or in ``exact_at``, or in none
     of its ``spans``), soft = hard to 40 digits (60-digit mpmath at ``tau``); at rows the dim claims soft ≤ hard
     (spans of side −1) or soft ≥ hard (side +1), that side: the facts the margin and the FFN error rely on, on
-    the first ``words`` words."""
+    the first ``words`` words; a dim claimed one soft value in a word (``soft_same``), that."""
     from certify.kernel.structure import Unsupported
 
     model = model_from_dict(data)
@@ -626,7 +626,8 @@ def _exact_rows_hold(data: dict, tau: str, words: int = 40) -> int:
         return None
     claims = [(k, model.dims.index(d), c) for k, coords in enumerate(st.coords) for d, c in coords.items()
               if c.exact_unless is not None or c.exact_at or c.spans]
-    if not claims:
+    alike = [(k, model.dims.index(d)) for k, coords in enumerate(st.coords) for d, c in coords.items() if c.soft_same]
+    if not claims and not alike:
         return 0
     checked = 0
     schedule = parse_expr(tau, variables=("n",))
@@ -642,6 +643,10 @@ def _exact_rows_hold(data: dict, tau: str, words: int = 40) -> int:
                 assert (abs(diff) if claim == 0 else -claim * diff) < mpmath.mpf(10) ** -40, \
                     (data["name"], k, model.dims[col], word, claim)
                 checked += 1
+        for k, col in alike:  # L-word-constant (d): one soft value at every row
+            values = [s[col] for s in soft.streams[k]]
+            assert max(values) - min(values) < mpmath.mpf(10) ** -40, (data["name"], k, model.dims[col], word, "soft same")
+            checked += 1
     return checked
 
 
@@ -943,6 +948,57 @@ def test_a_key_that_one_word_shares_shifts_every_row_alike():
     data["layers"][0]["heads"][0]["score"] = [["t_a", "t_a", 1], ["t_b", "t_b", 1]]
     st = analyse(model_from_dict(data), absorb=True)
     assert not st.coords[2]["w0"].same_in_word and st.facts[4][0].kind != "uniform"
+
+
+def test_a_key_one_soft_value_in_a_word_shifts_soft_rows_alike_without_being_exact():
+    """Drawn model (seed 17 bounded, 37th).  h0 sees every key with the query 'one': every row scores the keys with
+    one vector, so w0 ("is there an a") is one soft value at every row as well as one hard value, though not exact
+    (L-word-constant (d)).  h1 reads it as the key of a b query: the term shifts a row alike in soft too, so b rows
+    are uniform and exact, and 'babbababb' puts the rounded share of a on θ with soft = hard.  Controls: h0 seeing
+    only the prefix, or scoring with a query that differs between rows, makes w0 differ between rows in soft;
+    nothing is dropped without charge, and a certificate claiming one soft value for a dim that varies fails the
+    audit."""
+    path = ROOT / "tests" / "fixtures" / "outside" / "soft-word-constant-key.json"
+    model = load_model(path)
+    assert hard_run(model, tuple("babbababb")).outputs[-1] == model.output.threshold
+    st = analyse(model)
+    w0 = st.coords[1]["w0"]
+    assert w0.same_in_word and w0.soft_same and w0.exact_unless != frozenset()
+    assert [k for _, k, _ in st.facts[1][0].shifts] == ["w0"]
+    assert _exact_rows_hold(json.loads(path.read_text()), "1/(4*n)", words=60) > 0
+    outcome = _certified_checked_audited(model)
+    assert any("soft_same_at_every_row" in c for c in outcome.certificate["facts"]["coords"])
+    assert any("row_shifts" in h for h in outcome.certificate["analysis"]["heads"])
+    forged = json.loads(json.dumps(outcome.certificate))
+    forged["facts"]["coords"].append({"after_layers": 2, "dim": "w1", "same_at_every_row": {"lemma": "L-word-constant"},
+                                      "soft_same_at_every_row": {"lemma": "L-word-constant"}})
+    failure = audit(forged, model, max_len=4).failure
+    assert failure is not None and "same_at_every_row" in failure.fact
+    for change in ({"visible": "j<=i"}, {"score": [["t_b", "t_b", 1], ["one", "t_b", -1], ["one", "t_a", "1/2"]]}):
+        data = json.loads(path.read_text())
+        data["layers"][0]["heads"][0].update(change)
+        st = analyse(model_from_dict(data))
+        assert not st.coords[1]["w0"].soft_same and not st.facts[1][0].shifts
+
+
+def test_a_noisy_key_leaves_exact_the_rows_whose_query_weighs_it_by_zero():
+    """Drawn model (seed 18 unbounded, 29th).  h0 gives w0 = t_a of the row's own key, inexact (earlier keys leak).
+    h1 scores t_a(i)·w0(j): a rows weigh the noisy key (the a keys win, valued 1: soft ≤ hard, or every visible key
+    is b, valued 0: exact), b rows weigh nothing and stay uniform and exact, so the prefix share of a, 3/8 at
+    'aaabbbbbb', rounds onto θ with soft = hard.  Controls: every row weighing w0 keeps the claims true (checked on
+    words); w0 as the value too leaves nothing exact."""
+    path = ROOT / "tests" / "fixtures" / "outside" / "noisy-key-one-query.json"
+    model = load_model(path)
+    assert hard_run(model, tuple("aaabbbbbb")).outputs[-1] == model.output.threshold
+    st = analyse(model)
+    assert st.coords[1]["w0"].exact_unless == {0, 1}
+    assert st.coords[2]["w1"].exact_unless == {1} and st.coords[2]["w1"].spans == {(1, 1, -1)}
+    _certified_checked_audited(model)
+    data = json.loads(path.read_text())
+    data["layers"][1]["heads"][0]["score"] = [["one", "w0", 1]]
+    assert _exact_rows_hold(data, "1/2", words=60) > 0
+    data["layers"][1]["heads"][0]["value"] = [["w1", "w0", 1]]
+    assert analyse(model_from_dict(data)).coords[2]["w1"].exact_unless is None
 
 
 def test_a_bos_level_family_stays_joint_with_the_symbol_through_its_rounding_ffn():

@@ -228,7 +228,8 @@ def _head(fact: HeadFact, rng: dict, err: dict, taus, n, env, first: int, hi: in
     tau, tau_expr = taus
     eta, level = ZERO, None
     for q, k, c in head.score:
-        if not (err[q].is_zero() and err[k].is_zero()):
+        if not (err[q].is_zero() and err[k].is_zero()) and (fp is not None or (q, k, c) not in fact.shifts):
+            # L-word-constant (c) in exact soft arithmetic; rounding may differ between rows
             eta += abs(q_ball(c)) * (rng[q].abs_upper() * err[k] + rng[k].abs_upper() * err[q] + err[q] * err[k])
     if fp is not None:
         eta += fp.score_error(head, rng, err, tau, hi + 1 - first)

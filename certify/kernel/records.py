@@ -67,6 +67,8 @@ def head_record(fact: HeadFact, render=to_text) -> dict:
                        **({} if fact.level_size is None else {"level_size": fact.level_size})})
     if fact.class_gap is not None:
         record["class_gap"] = str(fact.class_gap)
+    if fact.shifts:
+        record["row_shifts"] = {"terms": [[q, k] for q, k, _ in fact.shifts], "lemma": "L-word-constant"}
     return record
 
 
@@ -134,7 +136,8 @@ def facts_record(st) -> dict:
       value equals ``centre`` or side·(value − centre) ≥ min |at_least| (L-zero-or-apart); ``bound`` —
       side·(value − value_bound) ≤ 0 (an extreme head against an always-visible BOS key); ``never_equals`` —
       the value is never that one (two heads' selected keys, L-two-keys); ``same_at_every_row`` — every row
-      of a word holds one value (L-word-constant); ``exact_unless`` — at
+      of a word holds one value (L-word-constant), ``soft_same_at_every_row`` — one soft value too, for every τ;
+      ``exact_unless`` — at
       every row whose hard value is not in this list, the soft value equals the hard one for every
       τ (the row's heads saw equal scores or exact inputs); ``exact_at`` — at every row whose hard
       value is in its list, likewise (L-extreme-exact: every key the row sees carries that value);
@@ -201,6 +204,8 @@ def _coord_record(c: Coord, written: bool) -> dict:
         entry["range"] = [str(c.hull[0]), str(c.hull[1])]
     if c.same_in_word and written:
         entry["same_at_every_row"] = {"lemma": "L-word-constant"}
+    if c.soft_same and written:
+        entry["soft_same_at_every_row"] = {"lemma": "L-word-constant"}
     if c.exact_unless is not None and written:  # an embedding is exact: only written dims say more
         entry["exact_unless"] = [str(v) for v in sorted(c.exact_unless)]
     if c.spans and written:

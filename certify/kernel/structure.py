@@ -89,6 +89,8 @@ class Coord:
     hull: tuple[Fraction, Fraction] | None = None  # lo ≤ value ≤ hi at every row, BOS included (L-value-classes)
     soft: tuple[Fraction, Fraction] | None = None  # lo ≤ soft value ≤ hi at every row and every τ (L-ffn-absorb)
     same_in_word: bool = False  # one hard value at every row of a word, BOS included (L-word-constant)
+    # one soft value, for every τ, at every row of a word, BOS included (L-word-constant (d)); with same_in_word
+    soft_same: bool = False
 
 
 @dataclass(frozen=True)
@@ -114,6 +116,9 @@ class HeadFact:
     bos_off_lattice: bool = False  # ziggurat: the BOS key is off the lattice, ≥ one step from every key (L-bos-apart)
     # L-value-classes: every key whose value differs from the maxima's scores ≥ this below the maximum
     class_gap: Fraction | None = None
+    # score terms whose key holds one soft and one hard value at every key of a row (L-word-constant (c)): they
+    # shift a row's scores alike in soft as in hard, so the bounds charge no error for them
+    shifts: tuple = ()
     lemma: str = ""
 
 
@@ -307,11 +312,11 @@ def _add(a: Coord, b: Coord) -> Coord:
     at_bos = None if a.at_bos is None or b.at_bos is None else a.at_bos + b.at_bos
     if fin is None and (shifted := _harmonic_shift(a, b) or _harmonic_shift(b, a)) is not None:
         return Coord(harmonic=shifted, rest=_sums(a.rest, b.rest), at_bos=at_bos,
-                     same_in_word=_same_in_word(a) and _same_in_word(b))
+                     same_in_word=_same_in_word(a) and _same_in_word(b), soft_same=_soft_shift(a) and _soft_shift(b))
     grid, offset = (Num(Fraction(_den_lcm(fin))), Fraction(0)) if fin is not None else _sum_grid(a, b)
     return Coord(fin=fin, grid=grid, offset=offset, rest=_sums(a.rest, b.rest), at_bos=at_bos,
                  hull=None if fin is not None else _hull_sum(value_hull(a), value_hull(b)),
-                 same_in_word=_same_in_word(a) and _same_in_word(b))
+                 same_in_word=_same_in_word(a) and _same_in_word(b), soft_same=_soft_shift(a) and _soft_shift(b))
 
 
 def _harmonic_shift(a: Coord, b: Coord) -> tuple | None:
@@ -336,11 +341,18 @@ def _same_in_word(c: Coord) -> bool:
     return c.same_in_word or _row_constant(c) is not None
 
 
+def _soft_shift(c: Coord) -> bool:
+    """A dim that holds one hard value and one soft value (for every τ) at every row of a word: as a key it adds
+    one amount to every score of a row in soft as in hard, so the term leaves the weights, the maxima and the
+    query's error without effect (L-word-constant (c)); soft = hard at every row, or L-word-constant (d)."""
+    return _same_in_word(c) and (c.soft_same or c.exact_unless == frozenset())
+
+
 def _row_shift(c: Coord) -> bool:
-    """A key dim whose soft value, like its hard one, is one value at every key of a row: a score term
-    reading it adds one amount to every score of the row, which softmax and hardmax both ignore
-    (L-word-constant (c)); a word-constant dim needs soft = hard at every row for that."""
-    return _row_constant(c) is not None or c.same_in_word and c.exact_unless == frozenset()
+    """A key dim whose hard value is one value at every key of a row: a score term reading it adds one amount to
+    every hard score of the row, so the head rules drop it (L-word-constant (c)); in soft it does too when
+    :func:`_soft_shift` holds, else the bounds charge its error and exact rows need it exact."""
+    return _row_constant(c) is not None or _soft_shift(c)
 
 
 def _nonzero_row_constant(c: Coord) -> bool:
@@ -448,9 +460,11 @@ def _pe_hull(e: Expr, first: int) -> tuple[Fraction, Fraction] | None:
 def classify_head(layer: int, head: Head, coords: dict, first: int, joint: Joint | None = None) -> HeadFact:
     """Try the head rules in turn (each a row gap lower bound plus a count of keys per gap level);
     terms whose key is constant over the row (or whose query is always 0) shift every score of the
-    row alike and are dropped first (the bounds still charge their soft errors: the fact keeps the original head);
-    a dropped key that is one value in a word without being a row constant cites L-word-constant."""
-    fact = _classify_shadow(layer, head, coords, first, joint)
+    row alike and are dropped first (the bounds still charge their soft errors, except for a key that is one value
+    at every key in soft too: ``shifts``); a dropped key that is one value in a word without being a row constant
+    cites L-word-constant."""
+    fact = replace(_classify_shadow(layer, head, coords, first, joint),
+                   shifts=tuple(t for t in head.score if _soft_shift(coords[t[1]])))
     if any(_row_shift(coords[k]) and _row_constant(coords[k]) is None for _, k, _ in head.score):
         fact = replace(fact, lemma=f"{fact.lemma}; L-word-constant")
     return fact
@@ -1119,7 +1133,10 @@ def attention_coords(layer: AttentionLayer, coords: dict, first: int, facts: lis
     for fact in _twins_merged(facts):
         noisy, spans = _noisy_outputs(fact, coords, joint, first)
         extremes = _exact_extremes(fact, coords, joint)
-        same = _same_maxima_everywhere(fact.head, coords, joint)
+        # L-word-constant (d): every row sees every key with one score vector (its query dims one soft and one hard
+        # value in the word), so one softmax row and one set of maxima: one soft and one hard output at every row
+        alike = fact.head.visible == "all" and all(_soft_shift(coords[q]) for q, _, _ in fact.head.score)
+        same = alike or _same_maxima_everywhere(fact.head, coords, joint)
         means, spreads = maxima_outputs(fact.head, coords, joint, first) \
             if fact.kind != "uniform" and fact.head.hard == "average" and not fact.homogeneous else ({}, {})
         for out, val in _value_table(fact.head, coords).items():
@@ -1156,14 +1173,15 @@ def attention_coords(layer: AttentionLayer, coords: dict, first: int, facts: lis
             contrib = replace(contrib, at_bos=_bos_row_output(fact.head.visible, first, val),
                               bound=_bos_bound(fact.head, coords, first),
                               hull=_mean_hull(value_hull(val), may_be_empty(fact.head.visible)),
-                              same_in_word=same)
+                              same_in_word=same, soft_same=alike)
             summed, unless = _add(new[out], contrib), _noisy_sum(new[out], contrib, noisy.get(out))
             # a head writing a dim that is 0 and exact: the head's exact values and spans are the dim's
             fresh = new[out].fin == {Fraction(0)} and new[out].exact_unless == frozenset()
             at = extremes.get(out, frozenset()) if fresh else frozenset()
             if at and (unless is not None or summed.fin is not None):
                 unless, at = (summed.fin if unless is None else unless) - at, frozenset()
-            new[out] = replace(summed, exact_unless=unless, exact_at=at, spans=spans.get(out, ()) if fresh else ())
+            new[out] = replace(summed, exact_unless=unless, exact_at=at, spans=spans.get(out, ()) if fresh else (),
+                               soft_same=alike and _soft_shift(new[out]))
     return new
 
 
@@ -1648,19 +1666,25 @@ def _noisy_outputs(fact: HeadFact, coords: dict, joint: Joint | None, first: int
     joint query value: a score that ignores the key is exact on its rows; otherwise the rows whose
     maximum is the lowest level are exact too (every visible key sits on it), and a non-exact row
     carries the value of its maximal level — one value when that level's keys agree — or, when the
-    score reads a position-embedded key dim, one of the maxima's means (:func:`_query_means`)."""
+    score reads a position-embedded key dim, one of the maxima's means (:func:`_query_means`).  A key dim
+    that may be inexact (and no query or value dim) makes inexact only the rows of queries that weigh it;
+    there too the soft average stays in the hull of the values the row's levels carry (L-one-sided)."""
     head = fact.head
     outs = _value_table(head, coords)
-    # a term whose key is one exact value at every key shifts the whole row alike in soft too, so its query's
-    # error leaves the weights unchanged: only its key needs to be exact
-    reads = {d for q, k, _ in head.score for d in ((k,) if _row_shift(coords[k]) else (q, k))} | \
-        {v for _, v, _ in head.value}
+    # a term whose key is one value at every key in hard shifts the whole row alike; when it is one in soft too
+    # (exact, or L-word-constant (d)) neither its query nor its key matters, else its key must be exact
+    reads = {d for q, k, _ in head.score for d in (() if _soft_shift(coords[k]) else (k,) if _row_shift(coords[k])
+                                                  else (q, k))} | {v for _, v, _ in head.value}
     shadow = [t for t in head.score if not _row_shift(coords[t[1]])]
     # a query dim exact off its exact_unless values leaves the rows with other query values as they were
     loose = [d for d in reads if coords[d].exact_unless != frozenset()]
     only_query = {q for q, _, _ in shadow} - {k for _, k, _ in shadow} - {v for _, v, _ in head.value}
+    # a noisy key dim (read by no query nor value) moves a row's soft weights only where the query weighs it
+    only_key = {k for _, k, _ in shadow} - {q for q, _, _ in shadow} - {v for _, v, _ in head.value}
+    noisy_keys = [d for d in loose if d in only_key]
+    loose = [d for d in loose if d not in only_key]
     if fact.kind == "unsupported" or any(d not in only_query or coords[d].exact_unless is None and not coords[d].exact_at
-                                         for d in loose) or loose and head.hard != "average":
+                                         for d in loose) or (loose or noisy_keys) and head.hard != "average":
         return {}, {}
     if head.hard != "average":  # the hard output is one key's value; soft averages ties: no exact rows
         return {o: c.fin for o, c in outs.items()}, {}
@@ -1690,6 +1714,7 @@ def _noisy_outputs(fact: HeadFact, coords: dict, joint: Joint | None, first: int
         coef: dict = {}
         for a, b, c in shadow:
             coef[b] = coef.get(b, Fraction(0)) + c * q[a]
+        shaky = shaky or any(coef[d] for d in noisy_keys)  # the keys' errors reach the scores of these rows
         if not any(coef.values()):
             if not shaky:
                 continue  # the score ignores the key: every such row is uniform, hence exact
@@ -2056,7 +2081,7 @@ def ffn_coords(layer: FFNLayer, coords: dict, fact: FFNFact, first: int) -> dict
     for d in outs:  # a function of values that are one value in a word is one value there (L-word-constant (b))
         reads = {x for u in layer.units if any(e == d for e, _ in u.outputs) for x, _ in u.inputs} | {d}
         if all(_same_in_word(coords[x]) for x in reads):
-            new[d] = replace(new[d], same_in_word=True)
+            new[d] = replace(new[d], same_in_word=True, soft_same=all(_soft_shift(coords[x]) for x in reads))
     return new
 
 

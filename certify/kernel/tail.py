@@ -406,7 +406,7 @@ def _head(fact: HeadFact, rng: dict, err: dict, tau_expr: Expr, n0: int, first: 
     head = fact.head
     eta = ZERO
     for q, k, c in head.score:
-        if not (err[q].is_zero() and err[k].is_zero()):
+        if not (err[q].is_zero() and err[k].is_zero()) and (q, k, c) not in fact.shifts:  # L-word-constant (c)
             rq, rk = _magnitude(rng[q], f"dim {q!r}"), _magnitude(rng[k], f"dim {k!r}")
             term = total([mul(rq, err[k]), mul(rk, err[q]), mul(err[q], err[k])], n0)
             eta = add(eta, mul(const(abs(c)), term), n0)

@@ -63,7 +63,9 @@ LEMMA = Lemma(
     name="L-word-constant",
     statement="a head seeing every key whose score orders the key classes alike under every query value has one "
               "set of maxima, so one output, at every row of a word; an FFN of such values is one too; a score "
-              "term whose key is one exact value at every key shifts a row alike and is dropped",
+              "term whose key is one exact value at every key shifts a row alike and is dropped; a head seeing every "
+              "key whose query dims are one soft and one hard value in a word has one soft and one hard output at "
+              "every row",
     queries=(Query("same-maxima", ORDER, same_maxima), Query("shift-keeps-weights", SHIFT, shift_keeps_weights)),
     controls=(Control("L-word-constant/one-pair-free", Query("one-pair-free", ORDER, one_pair_free)),
               Control("L-word-constant/shift-on-one-key", Query("shift-on-one-key", SHIFT, shift_on_one_key))),
