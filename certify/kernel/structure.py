@@ -303,20 +303,22 @@ def _sum_grid(a: Coord, b: Coord) -> tuple[Expr | None, Fraction]:
 
 
 def _add(a: Coord, b: Coord) -> Coord:
-    """Abstract sum of two coordinates (no correlation assumed)."""
+    """Abstract sum of two coordinates (no correlation assumed).  Adding a hard 0 keeps the other's facts, but one
+    soft value in a word only when the 0 is one soft value too (a leaking 0 moves the soft sum row by row)."""
+    soft_same = _soft_shift(a) and _soft_shift(b)
     if b.fin == {Fraction(0)}:
-        return a
+        return replace(a, soft_same=soft_same)
     if a.fin == {Fraction(0)}:
-        return b
+        return replace(b, soft_same=soft_same)
     fin = _sums(a.fin, b.fin)
     at_bos = None if a.at_bos is None or b.at_bos is None else a.at_bos + b.at_bos
     if fin is None and (shifted := _harmonic_shift(a, b) or _harmonic_shift(b, a)) is not None:
         return Coord(harmonic=shifted, rest=_sums(a.rest, b.rest), at_bos=at_bos,
-                     same_in_word=_same_in_word(a) and _same_in_word(b), soft_same=_soft_shift(a) and _soft_shift(b))
+                     same_in_word=_same_in_word(a) and _same_in_word(b), soft_same=soft_same)
     grid, offset = (Num(Fraction(_den_lcm(fin))), Fraction(0)) if fin is not None else _sum_grid(a, b)
     return Coord(fin=fin, grid=grid, offset=offset, rest=_sums(a.rest, b.rest), at_bos=at_bos,
                  hull=None if fin is not None else _hull_sum(value_hull(a), value_hull(b)),
-                 same_in_word=_same_in_word(a) and _same_in_word(b), soft_same=_soft_shift(a) and _soft_shift(b))
+                 same_in_word=_same_in_word(a) and _same_in_word(b), soft_same=soft_same)
 
 
 def _harmonic_shift(a: Coord, b: Coord) -> tuple | None:
@@ -1180,8 +1182,7 @@ def attention_coords(layer: AttentionLayer, coords: dict, first: int, facts: lis
             at = extremes.get(out, frozenset()) if fresh else frozenset()
             if at and (unless is not None or summed.fin is not None):
                 unless, at = (summed.fin if unless is None else unless) - at, frozenset()
-            new[out] = replace(summed, exact_unless=unless, exact_at=at, spans=spans.get(out, ()) if fresh else (),
-                               soft_same=alike and _soft_shift(new[out]))
+            new[out] = replace(summed, exact_unless=unless, exact_at=at, spans=spans.get(out, ()) if fresh else ())
     return new
 
 
