@@ -9,7 +9,8 @@ shipped models) (seeded), keeps the simulable ones
 brute-forces every certificate (exact hard vs 60-digit soft on all words up to length 7 within a
 budget plus random long words, at the certified τ).  Prints one line per model, the counts, and the
 blockers of the models not proved, by count, and how many were refuted by a word longer than ``--sim-len`` (a
-hard output exactly on θ that soft leaks across: simulable only as far as brute force looked); ``--ties`` also searches each model not proved for a word
+hard output exactly on θ that soft leaks across: simulable only as far as brute force looked) or refuted at all (a
+refutation at a length brute force covered is a leak below ``simulable``'s 40 digits: not simulable either); ``--ties`` also searches each model not proved for a word
 whose hard output sits exactly on θ (what no margin can certify).  Exit status 1 when any certificate fails brute force.
 """
 from __future__ import annotations
@@ -112,6 +113,11 @@ def main(argv=None) -> int:
     longer = sum(1 for n in refuted_at if n > args.sim_len)
     print(f"refuted by a word longer than --sim-len {args.sim_len} (simulable only as far as brute force looked): "
           f"{longer}; certified among the {total - longer} not so refuted: {verdicts['certified']}")
+    # a refutation is a word whose soft output is verified (raised precision, noise 10^(−dps/2)) on the other side
+    # of θ: such a model is not simulable, whatever the 40-digit brute force of ``simulable`` rounded to
+    kept = total - verdicts["refuted"]
+    print(f"certified among the {kept} not refuted at all: {verdicts['certified']}"
+          + (f" ({100 * verdicts['certified'] / kept:.0f} %)" if kept else ""))
     for b, c in blockers.most_common(30):
         print(c, b)
     if args.ties:

@@ -218,18 +218,22 @@ def test_outside_style_models_large():
 
 
 def test_never_tie_is_exact_on_both_pe_shapes():
-    """L-maxima-classes (b), (c): levels δ apart never tie — checked against every pair of positions."""
+    """L-maxima-classes (b), (c), (e): levels δ apart never tie — checked against every pair of positions; (e)
+    proves the quadratic and cubic ones whose smallest key difference exceeds δ (i² from 1: 3 > 2)."""
     from certify.kernel.structure import never_tie
 
     for text, delta, visible, first in [("-1/(i+1)", "1/2", "all", 1), ("-1/(i+1)", "1/2", "all", 0),
                                         ("1/(i+1)", "1/3", "j<=i", 1), ("i/n", "1", "all", 1), ("i/n", "1", "all", 0),
-                                        ("i/(n+1)", "1", "all", 0), ("2*i/n", "1", "j<=i", 1)]:
+                                        ("i/(n+1)", "1", "all", 0), ("2*i/n", "1", "j<=i", 1),
+                                        ("i^2", "2", "all", 1), ("i^2", "3", "all", 1), ("2*i^2", "2", "j<i", 0),
+                                        ("-i^2", "5/2", "all", 1), ("i^3 + n", "6", "all", 1), ("i^2 - 3*i", "1", "all", 1)]:
         pe, delta = parse_expr(text, variables=("i", "n")), Fraction(delta)
         claimed = never_tie(delta, pe, visible, first)
         tie = any(abs(eval_exact(pe, {"i": a, "n": n}) - eval_exact(pe, {"i": b, "n": n})) == delta
                   for n in range(1, 13) for a in range(first, n + 1) for b in range(first, n + 1))
         assert not (claimed and tie), (text, delta, first)
-        assert claimed == {("-1/(i+1)", 1): True, ("i/n", 1): True, ("i/(n+1)", 0): True}.get((text, first), claimed)
+        proved = {("-1/(i+1)", 1), ("i/n", 1), ("i/(n+1)", 0), ("i^2", 1), ("-i^2", 1), ("i^3 + n", 1)}
+        assert claimed or (text, first) not in proved or (text, delta) == ("i^2", 3), (text, delta, first)
 
 
 def _rows_within_value_sets(data: dict, max_len: int = 5) -> int:
@@ -606,7 +610,8 @@ def _exact_rows_hold(data: dict, tau: str, words: int = 40) -> int:
     """At every row whose hard value of a dim lies off that dim's ``exact_unless`` (or in ``exact_at``, or in none
     of its ``spans``), soft = hard to 40 digits (60-digit mpmath at ``tau``); at rows the dim claims soft ≤ hard
     (spans of side −1) or soft ≥ hard (side +1), that side: the facts the margin and the FFN error rely on, on
-    the first ``words`` words; a dim claimed one soft value in a word (``soft_same``), that."""
+    the first ``words`` words; a dim claimed one soft value in a word (``soft_same``), that, and one hard value
+    (``same_in_word``), that."""
     from certify.kernel.structure import Unsupported
 
     model = model_from_dict(data)
@@ -627,7 +632,8 @@ def _exact_rows_hold(data: dict, tau: str, words: int = 40) -> int:
     claims = [(k, model.dims.index(d), c) for k, coords in enumerate(st.coords) for d, c in coords.items()
               if c.exact_unless is not None or c.exact_at or c.spans]
     alike = [(k, model.dims.index(d)) for k, coords in enumerate(st.coords) for d, c in coords.items() if c.soft_same]
-    if not claims and not alike:
+    same = [(k, model.dims.index(d)) for k, coords in enumerate(st.coords) for d, c in coords.items() if c.same_in_word]
+    if not claims and not alike and not same:
         return 0
     checked = 0
     schedule = parse_expr(tau, variables=("n",))
@@ -646,6 +652,9 @@ def _exact_rows_hold(data: dict, tau: str, words: int = 40) -> int:
         for k, col in alike:  # L-word-constant (d): one soft value at every row
             values = [s[col] for s in soft.streams[k]]
             assert max(values) - min(values) < mpmath.mpf(10) ** -40, (data["name"], k, model.dims[col], word, "soft same")
+            checked += 1
+        for k, col in same:  # L-word-constant: one hard value at every row
+            assert len({h[col] for h in hard.streams[k]}) == 1, (data["name"], k, model.dims[col], word, "same")
             checked += 1
     return checked
 
@@ -1158,3 +1167,87 @@ def test_a_uniform_row_tilted_by_a_query_error_of_known_sign():
     raised = model_from_dict(data)
     assert (Fraction(0), Fraction(1), 1) in analyse(raised).coords[4]["w2"].spans
     assert certify(raised, 1, 1000, cfg=CertifyConfig(refute=False)).verdict != "certified"
+
+
+def test_quadratic_position_steps_larger_than_the_class_levels_never_tie():
+    """Drawn model (seed 18 unbounded, 38th).  h0 (j < i, keys from 1) scores 2·j² + 2·t_a(j) − t_b(i)·t_a(j):
+    class levels at most 2 apart, while 2·j² moves by at least 2·(2² − 1²) = 6 between two keys, so the maximum
+    is the latest key alone (L-maxima-classes (e)) and w0 ∈ {0, 1}: never the 1/2 that rounds onto θ.  Control:
+    weight 2/3 makes the smallest step 2, a tie: 1/2 is in the value set, and a word reaches it."""
+    path = ROOT / "tests" / "fixtures" / "outside" / "quadratic-steps-never-tie.json"
+    model = load_model(path)
+    assert analyse(model).coords[1]["w0"].fin == {0, 1}
+    _certified_checked_audited(model)
+    data = json.loads(path.read_text())
+    data["layers"][0]["heads"][0]["score"][0][2] = "2/3"
+    control = model_from_dict(data)
+    assert Fraction(1, 2) in analyse(control).coords[1]["w0"].fin
+    assert Fraction(1, 2) in hard_run(control, tuple("aba")).outputs
+
+
+def test_the_bos_key_above_every_hull_of_the_other_keys_is_the_maximum_alone():
+    """Drawn model (seed 17 bounded, 38th).  h1 scores −t_b(j) − w0(j) − t_a(i)·t_b(j) + t_bos(j)/2 with w0 (a
+    rounded mean) known only by its hull [0, 1]: every non-BOS key scores ≤ 0 < 1/2, the BOS key's score (w0 = 0
+    there), so BOS is the maximum alone and w1 = t_b(BOS) = 0 at every row (L-bos-level over hulls).  Control:
+    without the BOS term the b-free keys may tie BOS and nothing is known."""
+    path = ROOT / "tests" / "fixtures" / "outside" / "bos-above-hull-keys.json"
+    model = load_model(path)
+    assert analyse(model).coords[3]["w1"].fin == {0}
+    assert _exact_rows_hold(json.loads(path.read_text()), "1/(4*n)", words=60) > 0
+    _certified_checked_audited(model)
+    data = json.loads(path.read_text())
+    data["layers"][2]["heads"][0]["score"][3][2] = "0"
+    assert analyse(model_from_dict(data)).coords[3]["w1"].fin is None
+
+
+def test_a_first_key_that_outscores_every_later_key_is_one_value_in_the_word():
+    """Drawn model (seed 18 unbounded, 19th).  h0 (j ≤ i) scores −j²: the first key wins at every row
+    (L-word-constant (e)), so w0 = t_a(1) is one value in the word, exact once rounded; h2 reads it as its only
+    key, a row shift, so h2 is uniform and exact: the share of b (3/8 rounds onto θ) decides with soft = hard.
+    Controls: a rising +j² picks each row's own key; a class term 4·t_a outweighs the first step 3 ('ba':
+    w0 = 0, then 1), and neither is claimed one value in the word."""
+    path = ROOT / "tests" / "fixtures" / "outside" / "first-key-alone.json"
+    model = load_model(path)
+    assert analyse(model).coords[1]["w0"].same_in_word
+    assert _exact_rows_hold(json.loads(path.read_text()), "1/(4*n)", words=60) > 0
+    outcome = _certified_checked_audited(model)
+    assert any(c.get("dim") == "w0" and "same_at_every_row" in c for c in outcome.certificate["facts"]["coords"])
+    for score in ([["one", "p", 1]], [["one", "p", -1], ["one", "t_a", 4]]):
+        data = json.loads(path.read_text())
+        data["layers"][0]["heads"][0]["score"] = score
+        assert not analyse(model_from_dict(data)).coords[1]["w0"].same_in_word
+    control = model_from_dict(data)
+    w0 = control.dims.index("w0")
+    assert [row[w0] for row in hard_run(control, tuple("ba")).streams[1]] == [0, 1]
+
+
+def test_a_class_below_the_own_key_by_more_than_the_position_spread_is_never_maximal():
+    """Drawn model (seed 19 bounded, 22nd).  h0 (j ≤ i) scores t_b(j) − j/(n + 1) under a b query: the row's own b
+    key (visible) beats every a key, since −j/(n + 1) moves by less than 1 between two keys the row sees
+    (L-maxima-classes (b)); likewise under an a query: so w0 = t_b at every row, joint with the symbol, and h1's
+    levels (w0 = 1: b keys, valued t_a = 0) carry one value each.  Control: slope −2/(n + 1) spans more than 1
+    ('aaab': the first a outscores the own b key at row 4), and the joint no longer ties w0 to t_b."""
+    path = ROOT / "tests" / "fixtures" / "outside" / "own-key-beyond-the-position-spread.json"
+    model = load_model(path)
+    assert analyse(model).joint[1].project(["t_b", "w0"]) == [(0, 0), (1, 1)]
+    assert _rows_within_value_sets(json.loads(path.read_text()), 7) > 0
+    _certified_checked_audited(model)
+    data = json.loads(path.read_text())
+    data["layers"][0]["heads"][0]["score"][2][2] = -2
+    control = model_from_dict(data)
+    assert (1, 0) in analyse(control).joint[1].project(["t_b", "w0"])
+    assert hard_run(control, tuple("aaab")).streams[1][3][control.dims.index("w0")] == 0
+
+
+def test_a_key_of_one_hard_value_is_no_soft_shift_at_the_first_row():
+    """Drawn model (seed 10, 78th, from the slow absorb sweep).  The output is read at the BOS row, where h2 sees
+    every key with score w1(j)/2; w1 is 0 at every row in hard, but its soft value leaks (0.33 at n = 2 under a
+    hot τ) and differs between keys, so the BOS row's soft mean is not the uniform hard one.  The first row is
+    not soft-exact (it was when a key of one hard value counted as a soft shift: error 0 recorded, and the
+    audit found 5.9e-5 at 'ba'); the certificate charges the error and holds."""
+    from certify.kernel.structure import first_row_soft_exact
+
+    path = ROOT / "tests" / "fixtures" / "outside" / "first-row-key-one-hard-value.json"
+    model = load_model(path)
+    assert not first_row_soft_exact(model, analyse(model))
+    _certified_checked_audited(model, n_max=120)

@@ -1138,7 +1138,8 @@ def attention_coords(layer: AttentionLayer, coords: dict, first: int, facts: lis
         # L-word-constant (d): every row sees every key with one score vector (its query dims one soft and one hard
         # value in the word), so one softmax row and one set of maxima: one soft and one hard output at every row
         alike = fact.head.visible == "all" and all(_soft_shift(coords[q]) for q, _, _ in fact.head.score)
-        same = alike or _same_maxima_everywhere(fact.head, coords, joint)
+        same = alike or _same_maxima_everywhere(fact.head, coords, joint) or \
+            _first_key_alone(fact.head, coords, joint, first)
         means, spreads = maxima_outputs(fact.head, coords, joint, first) \
             if fact.kind != "uniform" and fact.head.hard == "average" and not fact.homogeneous else ({}, {})
         for out, val in _value_table(fact.head, coords).items():
@@ -1241,9 +1242,9 @@ def _same_maxima_everywhere(head: Head, coords: dict, joint: Joint | None) -> bo
     if head.visible != "all":
         return False
     split = _class_and_position_dims(head, coords)
-    if split is None or split[3]:
+    if split is None or split[3] or split[4]:
         return False
-    shadow, _, fdims, _ = split
+    shadow, _, fdims, _, _ = split
     qdims = sorted({q for q, _, _ in shadow})
     qrows, krows = _joint_values(qdims, coords, joint), _joint_values(fdims, coords, joint)
     if qrows is None or krows is None or len(qrows) * len(krows) ** 2 > MAX_COMBOS * 16:
@@ -1254,6 +1255,25 @@ def _same_maxima_everywhere(head: Head, coords: dict, joint: Joint | None) -> bo
         scores = _class_scores(shadow, fdims, classes, dict(zip(qdims, qc)))[1]
         orders.add(tuple((a > b) - (a < b) for a, b in itertools.combinations(scores, 2)))
     return len(orders) <= 1
+
+
+def _first_key_alone(head: Head, coords: dict, joint: Joint | None, first: int) -> bool:
+    """L-word-constant (e): a head that sees the first key from every row (j ≤ i, or every key), where under every
+    query value P_q falls from that key by more than the spread s of the class scores F_q (every difference
+    quotient of P_q below −s, :func:`_quotient_signs`), has that key alone as the maximum at every row of a word:
+    one hard output there (the key's value)."""
+    if head.visible not in ("all", "j<=i"):
+        return False
+    table = _query_table(head, coords, joint)
+    if table is None or table[9]:
+        return False
+    qdims, qrows, shadow, fdims, pdims, classes = table[:6]
+    for qc in qrows:
+        weight, scores = _class_scores(shadow, fdims, classes, dict(zip(qdims, qc)))
+        position = [(weight[d], coords[d].pe) for d in pdims if weight[d]]
+        if not position or -1 not in _quotient_signs(max(scores) - min(scores), _position_sum(position), first):
+            return False
+    return True
 
 
 def _mean_hull(values: tuple | None, empty: bool) -> tuple | None:
@@ -1324,7 +1344,7 @@ def _maxima_values(head: Head, coords: dict, joint: Joint | None, first: int) ->
         families.update(means[1])
     if not points | families or len(points) + len(families) > MAX_FIN:
         return None
-    return points, families, table[-1]
+    return points, families, table[8]
 
 
 def _one_key_per_class(head: Head, coords: dict, joint: Joint | None) -> tuple | None:
@@ -1334,9 +1354,9 @@ def _one_key_per_class(head: Head, coords: dict, joint: Joint | None) -> tuple |
     at most one key per class and the output is the mean of the values of a non-empty set of classes, each
     counted once."""
     split = _class_and_position_dims(head, coords)
-    if split is None or not split[3]:
+    if split is None or not split[3] or split[4]:
         return None
-    shadow, outs, fdims, pdims = split
+    shadow, outs, fdims, pdims, _ = split
     pq = sorted({q for q, k, _ in shadow if k in pdims})
     prows, krows = _joint_values(pq, coords, joint), _joint_values(fdims, coords, joint)
     if prows is None or krows is None:
@@ -1377,14 +1397,16 @@ def _query_rows(head: Head, table: tuple, joint: Joint | None):
 
 def _class_and_position_dims(head: Head, coords: dict) -> tuple | None:
     """(score terms left after row constants, out dims, finite key dims (a key's class, with the value dims),
-    position key dims) of an average head, or None when a key dim is neither finite nor a position embedding."""
+    position key dims, key dims known by their hulls only) of an average head, or None when a key dim is
+    neither finite, nor a position embedding, nor of a known hull."""
     shadow = [t for t in head.score if not _row_shift(coords[t[1]])]
     outs = tuple(dict.fromkeys(o for o, _, _ in head.value))
     fdims = sorted({k for _, k, _ in shadow if coords[k].fin is not None} | {v for _, v, _ in head.value})
-    pdims = sorted({k for _, k, _ in shadow if coords[k].fin is None})
-    if head.hard != "average" or any(coords[k].pe is None for k in pdims) or set(pdims) & set(fdims):
+    pdims = sorted({k for _, k, _ in shadow if coords[k].fin is None and coords[k].pe is not None})
+    hdims = sorted({k for _, k, _ in shadow if coords[k].fin is None and coords[k].pe is None})
+    if head.hard != "average" or any(value_hull(coords[k]) is None for k in hdims) or set(pdims + hdims) & set(fdims):
         return None
-    return shadow, outs, fdims, pdims
+    return shadow, outs, fdims, pdims, hdims
 
 
 def _carried(head: Head, outs: tuple, key: dict) -> tuple:
@@ -1396,11 +1418,12 @@ def _query_table(head: Head, coords: dict, joint: Joint | None) -> tuple | None:
     """What :func:`_query_means` needs, shared by every query: (query dims, their joint values,
     score terms left after row constants, finite key dims, position key dims, key classes, the value
     each class carries, (the classes only the BOS key has, the query values only the BOS row has), out
-    dims), or None when a dim is neither finite nor position-embedded."""
+    dims, key dims known by their hulls), or None when a dim is neither finite, position-embedded nor of a
+    known hull."""
     split = _class_and_position_dims(head, coords)
     if split is None:
         return None
-    shadow, outs, fdims, pdims = split
+    shadow, outs, fdims, pdims, hdims = split
     qdims = sorted({q for q, _, _ in shadow})
     qrows, krows = _joint_values(qdims, coords, joint), _joint_values(fdims, coords, joint)
     if qrows is None or krows is None or len(qrows) * len(krows) > MAX_COMBOS:
@@ -1410,17 +1433,19 @@ def _query_table(head: Head, coords: dict, joint: Joint | None) -> tuple | None:
     only = joint.bos_only(fdims) if joint is not None else set()
     bos = _bos_only(classes, fdims, coords) | {k for k, row in enumerate(krows) if tuple(row) in only}
     bos_queries = joint.bos_only(qdims) if joint is not None else set()
-    return qdims, qrows, shadow, fdims, pdims, classes, carried, (bos, bos_queries), outs
+    return qdims, qrows, shadow, fdims, pdims, classes, carried, (bos, bos_queries), outs, hdims
 
 
 def _query_means(head: Head, coords: dict, first: int, table: tuple, q: dict, own: int | None = None) -> tuple | None:
     """(points, families) holding the output values of the head at rows whose query dims take the
     values ``q`` (see :func:`maxima_outputs`), or None when not known; ``own``: the class of the row's
     own key, when known."""
-    qdims, _, shadow, fdims, pdims, classes, carried, (bos_classes, bos_queries), outs = table
+    qdims, _, shadow, fdims, pdims, classes, carried, (bos_classes, bos_queries), outs, hdims = table
     if first == 0 and head.visible == "j<i" and tuple(q[d] for d in qdims) in bos_queries:
         return {(Fraction(0),) * len(outs)}, set()  # the BOS row alone has these query values: it sees no key
     weight, scores = _class_scores(shadow, fdims, classes, q)
+    if any(weight[d] for d in hdims):
+        return _bos_above_hulls(head, coords, first, weight, fdims, pdims, hdims, scores, carried, bos_classes)
     position = [(weight[d], coords[d].pe) for d in pdims if weight[d]]
     levels: dict = {}
     if not position:  # the maxima are one level of F_q: one value there, or nothing is known
@@ -1450,6 +1475,7 @@ def _query_means(head: Head, coords: dict, first: int, table: tuple, q: dict, ow
     hulls = [(weight[d], value_hull(coords[d])) for d in pdims if weight[d]]
     width = None if own is None or head.visible not in ("all", "j<=i", "j>=i") or any(h is None for _, h in hulls) \
         else sum((abs(w) * (h[1] - h[0]) for w, h in hulls), Fraction(0))
+    pe = _position_sum(position)
     for k, (s, v) in enumerate(zip(scores, carried)):
         if width is not None and s < scores[own] - width:
             continue  # below the row's own (visible) key wherever the keys sit: F_k + max P < F_own + min P
@@ -1458,11 +1484,27 @@ def _query_means(head: Head, coords: dict, first: int, table: tuple, q: dict, ow
             continue  # every key j ≥ 1 of this class scores below the ever-visible BOS key: P(j) ≤ P(0)
         if rises is not None and rises[0] > 0 and (s < scores[own] or s == scores[own] and rises[1] and k != own):
             continue  # every other key j < i of this class scores below the row's own key: P(j) ≤ P(i)
+        if own is not None and head.visible in ("all", "j<=i", "j>=i") and s < scores[own] and \
+                spread_below(scores[own] - s, pe, head.visible, first):
+            continue  # the position term never makes up F_own − F_k between two keys the row sees
         levels.setdefault(s, set()).add(v)
-    pe = _position_sum(position)
     apart = {(f, g) for f, g in itertools.combinations(sorted(levels), 2) if never_tie(g - f, pe, head.visible, first)}
     means = _one_per_level_means(levels, apart, len(outs))
     return None if means is None else (set(means), set())
+
+
+def _bos_above_hulls(head: Head, coords: dict, first: int, weight: dict, fdims: list, pdims: list, hdims: list,
+                     scores: list, carried: list, bos_classes: set) -> tuple | None:
+    """L-value-classes (a) with keys known by their hulls: the BOS key (visible from every non-empty row, its
+    values known) scores f_B exactly; a key of class c scores at most F_q(c) + Σ max(w·lo, w·hi) over the hull
+    dims.  When every class but those only the BOS key has stays below f_B, the BOS key is the maximum alone:
+    its value, or None."""
+    floor = _bos_score(weight, fdims + hdims, coords, head.visible, first)
+    if floor is None or any(weight[d] for d in pdims):
+        return None
+    reach = sum((max(weight[d] * x for x in value_hull(coords[d])) for d in hdims), Fraction(0))
+    top = {k for k, s in enumerate(scores) if s + reach >= floor}
+    return ({carried[k] for k in top}, set()) if top <= bos_classes else None
 
 
 def _class_scores(shadow, fdims: list, classes: list, q: dict) -> tuple[dict, list]:
@@ -1482,6 +1524,8 @@ def _maxima_one_value(head: Head, coords: dict, joint: Joint | None, first: int)
     if table is None:
         return False
     qdims, qrows, shadow, fdims, pdims, classes, carried = table[:7]
+    if table[9]:
+        return False
     for qc in qrows:
         weight, scores = _class_scores(shadow, fdims, classes, dict(zip(qdims, qc)))
         levels: dict = {}
@@ -1614,27 +1658,63 @@ def _holds(e: Expr, strict: bool = True) -> bool:
 
 def never_tie(delta: Fraction, pe: Expr, visible: str, first: int) -> bool:
     """Whether two visible keys j, j' can never have P(j') − P(j) = delta ≠ 0 (for every n ≥ 1), proved
-    exactly: P affine in the position with slope s(n) and |delta/s| > the key distance at both end
-    rows (:func:`apart_ends`, each end positive for every n), or with a constant slope s and delta/s not an
-    integer (L-maxima-classes (d): a step of s between keys never makes delta); or 1/P affine with one strict sign at
-    both ends, so that |P(j) − P(j')| < max |P| = |P| at an end row ≤ |delta|."""
-    holds = _holds
+    exactly: P affine in the position with a constant slope s and delta/s not an integer (L-maxima-classes (d):
+    a step of s between keys never makes delta); or every |P(j) − P(j')| below |delta| (:func:`spread_below`,
+    (b), (c)); or difference quotients all larger than |delta| (:func:`_steps_exceed`, (e))."""
     line = affine_in(pe, "i")
     if line is not None:
-        ratio = BinOp("/", Num(delta), line[0])
-        steps = simplified(ratio)
+        steps = simplified(BinOp("/", Num(delta), line[0]))
         if isinstance(steps, Num) and steps.value.denominator != 1:
             return True  # P(j) − P(j') = σ·(j − j') with σ free of n: δ/σ must be an integer j − j'
-        return always_apart(ratio, visible, first)
+    return spread_below(delta, pe, visible, first) or _steps_exceed(delta, pe, first)
+
+
+def spread_below(delta: Fraction, pe: Expr, visible: str, first: int) -> bool:
+    """|P(j) − P(j')| < |delta| for every two keys one row sees (every n ≥ 1), proved exactly: P affine in the
+    position with slope s(n) and |delta/s| > the key distance at both end rows (:func:`apart_ends`, each end
+    positive for every n; L-maxima-classes (b)), or 1/P affine with one strict sign at both ends, so that
+    |P(j) − P(j')| < max |P| = |P| at an end row ≤ |delta| ((c))."""
+    line = affine_in(pe, "i")
+    if line is not None:
+        return always_apart(BinOp("/", Num(delta), line[0]), visible, first)
     inverse = affine_in(BinOp("/", Num(Fraction(1)), pe), "i")
     if inverse is None:
         return False
     ends = [substitute(BinOp("/", Num(Fraction(1)), pe), "i", row) for row in (Num(Fraction(first)), Var("n"))]
     for sign in (1, -1):
-        if all(holds(BinOp("*", Num(Fraction(sign)), e)) for e in ends):
-            return all(holds(BinOp("-", BinOp("*", Num(abs(delta) * sign), e), Num(Fraction(1))), strict=False)
+        if all(_holds(BinOp("*", Num(Fraction(sign)), e)) for e in ends):
+            return all(_holds(BinOp("-", BinOp("*", Num(abs(delta) * sign), e), Num(Fraction(1))), strict=False)
                        for e in ends)
     return False
+
+
+def _steps_exceed(delta: Fraction, pe: Expr, first: int) -> bool:
+    """L-maxima-classes (e): P(j) − P(k) = (j − k)·N/D with |N/D| > |delta| at every two key positions j ≠ k ≥
+    ``first`` (n ≥ 1), so no two keys are delta apart (e.g. P = j² at first = 1: N/D = j + k ≥ 3)."""
+    return bool(_quotient_signs(delta, pe, first))
+
+
+def _quotient_signs(delta: Fraction, pe: Expr, first: int) -> set:
+    """The signs s with s·(P(j) − P(k))/(j − k) > |delta| at every two key positions j ≠ k ≥ ``first``, n ≥ 1.
+    Proved on the quotient N/D at offsets a = j − first, b = k − first (:func:`_off_diagonal_positive`):
+    s_D·D > 0 and s·s_D·N − |delta|·s_D·D > 0."""
+    quotient = _difference_quotient([(Fraction(1), substitute(pe, "i", BinOp("+", Var("i"), Num(Fraction(first)))))])
+    if quotient is None:
+        return set()
+    num, den = quotient
+    far = fmpq(abs(delta).numerator, abs(delta).denominator)
+    return {sn for sd in (1, -1) if _off_diagonal_positive(sd * den) for sn in (1, -1)
+            if _off_diagonal_positive(sn * sd * num - far * sd * den)}
+
+
+def _off_diagonal_positive(p) -> bool:
+    """p(a, b, n) > 0 at all integers a, b ≥ 0 with a ≠ b and n ≥ 1, shown coefficient-wise: every coefficient but
+    the constant is ≥ 0, so with a ≥ 1 each monomial free of b is ≥ its coefficient and the others ≥ 0 (b ≥ 1 alike);
+    the sums of the coefficients of the b-free and of the a-free monomials are > 0."""
+    terms = list(p.terms())
+    if any(c < 0 for e, c in terms if any(e)):
+        return False
+    return all(sum((c for e, c in terms if e[other] == 0), fmpq(0)) > 0 for other in (0, 1))
 
 
 def _one_per_level_means(levels: dict, apart: set, width: int) -> frozenset | None:
@@ -2356,7 +2436,7 @@ def attention_joint(layer: AttentionLayer, joint: Joint, coords: dict, first: in
     rows, inputs = joint.rows, joint.inputs
     for head in layer.heads:
         table = _query_table(head, coords, joint)
-        outs = table[-1] if table is not None else ()
+        outs = table[8] if table is not None else ()
         if table is None or not set(table[0]) | set(outs) <= set(joint.dims) or any(written.count(o) > 1 for o in outs) \
                 or (set(table[0]) | set(table[3])) & layer_writes:
             continue  # (a head reads the layer's input: no dim another head of the layer writes)
@@ -2616,7 +2696,9 @@ def first_row_exact(model: Model) -> bool:
 def first_row_soft_exact(model: Model, st: Structure) -> bool:
     """Soft = hard at the first row, for every τ, when the output is read there: :func:`first_row_exact`, or,
     layer by layer, a causal head there sees only itself, and a head that sees every key has equal scores
-    there — each term's query exact at that row and 0 at the BOS row (or always 0), or its key a row shift —
+    there — each term's query exact at that row and 0 at the BOS row (or always 0), or its key one soft value
+    at every key (:func:`_soft_shift`; one hard value is not enough: soft keys may differ, outside-78 of the
+    absorb sweep) —
     over values exact at every row (softmax of equal scores is the uniform average); an FFN of exact inputs
     is exact."""
     if model.output.position != "first" or model.output.argmax:
@@ -2638,7 +2720,7 @@ def first_row_soft_exact(model: Model, st: Structure) -> bool:
                 ok = True
             else:
                 ok = h.hard == "average" and all(coords[v].exact_unless == frozenset() for _, v, _ in h.value) and all(
-                    _row_shift(coords[key]) or q in exact and (coords[q].fin == {Fraction(0)} or
+                    _soft_shift(coords[key]) or q in exact and (coords[q].fin == {Fraction(0)} or
                                                                st.first == 0 and coords[q].at_bos == 0)
                     for q, key, _ in h.score)
             if not ok:

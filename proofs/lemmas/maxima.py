@@ -6,16 +6,18 @@ hold at most one key per value of F — in particular at most one key per class,
 only by its range), so the output is the mean of the values of a non-empty set of classes, each once.  (b) If P(j) = σ·j + β and |δ/σ| > D ≥ |j1 − j2|, then
 P(j1) − P(j2) ≠ δ.  (c) If x = P(j1), y = P(j2) have one strict sign and |δ| ≥ max(|x|, |y|), δ ≠ 0,
 then x − y ≠ δ (levels of F that far apart never tie).  (d) If P(j) = σ·j + β with σ ≠ 0 and r = δ/σ lies
-strictly between two consecutive integers, then P(j1) − P(j2) ≠ δ for integer positions j1, j2.
+strictly between two consecutive integers, then P(j1) − P(j2) ≠ δ for integer positions j1, j2.  (e) If
+P(j1) − P(j2) = (j1 − j2)·q with |q| > |δ| (a difference quotient bounded away from δ, shown by the kernel
+coefficient-wise on q's numerator and denominator over key offsets a, b ≥ 0, a ≠ b), then P(j1) − P(j2) ≠ δ.
 
 Human proof (≤ 5 lines).
 (a) s1 − s2 = F(c1) − F(c2) + P(j1) − P(j2) = P(j1) − P(j2) ≠ 0.
-(b) |P(j1) − P(j2)| = |σ|·|j1 − j2| ≤ |σ|·D < |δ|.
-(c) Same strict sign: |x − y| < max(|x|, |y|) ≤ |δ|.
+(b) |P(j1) − P(j2)| = |σ|·|j1 − j2| ≤ |σ|·D < |δ|.  (c) Same strict sign: |x − y| < max(|x|, |y|) ≤ |δ|.
 (d) σ·(j1 − j2) = δ would make the integer j1 − j2 equal r, which no integer is.
+(e) |j1 − j2| ≥ 1 for distinct integers, so |(j1 − j2)·q| ≥ |q| > |δ|.
 So an average head's output is a mean of one value per level from a set of pairwise tying levels.
 
-Discharge.  Three QF_NRA queries and one over integers (d: after dividing by σ ≠ 0 a tie is
+Discharge.  Four QF_NRA queries and one over integers (d: after dividing by σ ≠ 0 a tie is
 j1 − j2 = r, and no integer j1 − j2 lies strictly between k and k + 1); position inequality j1 ≠ j2 enters only
 through P(j1) ≠ P(j2) (a) and |j1 − j2| ≤ D (b).
 """
@@ -63,6 +65,18 @@ def one_sign_dropped(B, v):
 
 
 D_VARS = ("j1", "j2", "k")
+E_VARS = ("j1", "j2", "q", "delta")
+
+
+def quotient_apart(B, v, strict=True):
+    """(e): keys at least one position apart whose difference quotient exceeds |δ| are never δ apart."""
+    j1, j2, q, delta = (v[x] for x in E_VARS)
+    far = B.gt(B.abs(q), B.abs(delta)) if strict else B.ge(B.abs(q), B.abs(delta))
+    return [B.ge(B.abs(j1 - j2), 1), far], B.not_(B.eq((j1 - j2) * q, delta))
+
+
+def quotient_not_strict(B, v):
+    return quotient_apart(B, v, strict=False)
 
 
 def off_the_step(B, v, strict=True):
@@ -80,14 +94,17 @@ def on_the_step(B, v):
 LEMMA = Lemma(
     name="L-maxima-classes",
     statement="scores F(class) + P(j), P injective: ≤ 1 maximal key per level of F; levels δ apart never tie "
-              "when |δ/σ| > key distance or δ/σ ∉ Z (P affine, σ constant) or |δ| ≥ max|P| (P of one strict sign)",
+              "when |δ/σ| > key distance or δ/σ ∉ Z (P affine, σ constant) or |δ| ≥ max|P| (P of one strict sign) "
+              "or every difference quotient of P exceeds |δ|",
     queries=(Query("same-level", A_VARS, same_level), Query("affine-apart", B_VARS, affine_apart),
              Query("one-sign-apart", C_VARS, one_sign_apart),
-             Query("off-the-step", D_VARS, off_the_step, ints=D_VARS)),
+             Query("off-the-step", D_VARS, off_the_step, ints=D_VARS),
+             Query("quotient-apart", E_VARS, quotient_apart)),
     controls=(
         Control("L-maxima-classes/not-injective", Query("not-injective", A_VARS, same_level_not_injective)),
         Control("L-maxima-classes/distance-not-strict", Query("distance-not-strict", B_VARS, affine_apart_not_strict)),
         Control("L-maxima-classes/one-sign-dropped", Query("one-sign-dropped", C_VARS, one_sign_dropped)),
         Control("L-maxima-classes/on-the-step", Query("on-the-step", D_VARS, on_the_step, ints=D_VARS)),
+        Control("L-maxima-classes/quotient-not-strict", Query("quotient-not-strict", E_VARS, quotient_not_strict)),
     ),
 )

@@ -7,17 +7,21 @@ maximal keys' values and positions, which do not depend on the row).  (b) An FFN
 it adds to, hold one value at every row of a word writes one value at every row.  (c) A score term q_i·K_j
 whose key K holds one value at every key of a row, in soft as in hard, adds q_i·K to every score of row i:
 softmax weights e^{s_j + c}/Σ_k e^{s_k + c} = e^{s_j}/Σ_k e^{s_k} and the hard maxima do not change, so the
-kernel drops the term before any rule (the query's soft error moves nothing).
+kernel drops the term before any rule (the query's soft error moves nothing).  (e) A head that sees the first
+key from every row (j ≤ i, or every key), whose position part falls from it faster than the class scores can
+make up — P_q(j) − P_q(first) = (j − first)·r with r < −s, s ≥ F_q(c_j) − F_q(c_first) for all classes — has
+that key alone as the maximum at every row, so one hard output (its value) at every row of a word.
 
 Human proof (≤ 5 lines).
 (a) Key j is maximal under q iff F_q(class j) − F_q(class k) ≥ 0 for every visible k; each sign is the same
     under every q, and every row sees the same keys: the maximal set is the same at every row.
 (b) The FFN is a function applied row by row to equal arguments.
 (c) Multiply numerator and denominator by e^{c} > 0; a common shift keeps every comparison.
+(e) For j > first: P(j) − P(first) = (j − first)·r ≤ r < −s ≤ F(first) − F(j), so key j scores below it.
 
 Discharge.  (a) QF_LRA with three classes (a maximum over more keys follows pair by pair); (c) QF_NRA with
-three keys and e^{c} as a positive unknown E.  (b) needs no solver.  Controls: (a) with one pair's sign
-left free, (c) with the shift on one key only.  The kernel (``structure._same_maxima_everywhere``,
+three keys and e^{c} as a positive unknown E; (e) QF_NRA over one other key.  (b) needs no solver.  Controls:
+(a) with one pair's sign left free, (c) with the shift on one key only, (e) with r ≤ −s.  The kernel (``structure._same_maxima_everywhere``,
 ``ffn_coords``) marks such dims ``same_in_word`` and records ``same_at_every_row``, which
 ``certify check --audit`` tests on every word; ``structure._row_shift`` drops a term only when its key dim is
 also exact (soft = hard at every row), so its soft value is the same at every key too.
@@ -59,14 +63,32 @@ def shift_on_one_key(B, v):
     return shift_keeps_weights(B, v, one_key=True)
 
 
+FIRST = ("F1", "Fj", "P1", "Pj", "r", "d", "s")
+
+
+def first_key_alone(B, v, strict=True):
+    """Key j, d ≥ 1 positions after the first key, scores below it when P falls by r·d, r < −s."""
+    F1, Fj, P1, Pj, r, d, s = (v[k] for k in FIRST)
+    fall = B.lt(r, -s) if strict else B.le(r, -s)
+    hyps = [B.ge(d, 1), B.ge(s, 0), B.eq(Pj - P1, d * r), fall, B.le(Fj - F1, s)]
+    return hyps, B.gt(F1 + P1, Fj + Pj)
+
+
+def fall_not_strict(B, v):
+    return first_key_alone(B, v, strict=False)
+
+
 LEMMA = Lemma(
     name="L-word-constant",
     statement="a head seeing every key whose score orders the key classes alike under every query value has one "
               "set of maxima, so one output, at every row of a word; an FFN of such values is one too; a score "
               "term whose key is one exact value at every key shifts a row alike and is dropped; a head seeing every "
               "key whose query dims are one soft and one hard value in a word has one soft and one hard output at "
+              "every row; a head whose first key outscores every other under every query value outputs its value at "
               "every row",
-    queries=(Query("same-maxima", ORDER, same_maxima), Query("shift-keeps-weights", SHIFT, shift_keeps_weights)),
+    queries=(Query("same-maxima", ORDER, same_maxima), Query("shift-keeps-weights", SHIFT, shift_keeps_weights),
+             Query("first-key-alone", FIRST, first_key_alone)),
     controls=(Control("L-word-constant/one-pair-free", Query("one-pair-free", ORDER, one_pair_free)),
-              Control("L-word-constant/shift-on-one-key", Query("shift-on-one-key", SHIFT, shift_on_one_key))),
+              Control("L-word-constant/shift-on-one-key", Query("shift-on-one-key", SHIFT, shift_on_one_key)),
+              Control("L-word-constant/fall-not-strict", Query("fall-not-strict", FIRST, fall_not_strict))),
 )
