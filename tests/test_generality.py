@@ -237,8 +237,8 @@ def test_never_tie_is_exact_on_both_pe_shapes():
 
 
 def _rows_within_value_sets(data: dict, max_len: int = 5) -> int:
-    """Every hard value of every head output the kernel states a finite set for lies in it (all words ≤ max_len),
-    at the lengths whose box conditions hold (L-tiebreak's modulus, unique-hard ties: checked per box)."""
+    """Every hard value of every head output the kernel states a finite set for lies in it, and the value it
+    states at the BOS row is that row's (all words ≤ max_len), at the lengths whose box conditions hold (L-tiebreak's modulus, unique-hard ties: checked per box)."""
     from certify.kernel.bounds import BoxFailure, analyse_box
     from certify.kernel.structure import Unsupported
 
@@ -262,6 +262,9 @@ def _rows_within_value_sets(data: dict, max_len: int = 5) -> int:
                 if c.fin is not None:
                     col = model.dims.index(dim)
                     assert all(row[col] in c.fin for row in hard.streams[k]), (data["name"], k, dim, word)
+                    checked += 1
+                if model.bos and c.at_bos is not None:  # the value at the BOS row (row 0)
+                    assert hard.streams[k][0][model.dims.index(dim)] == c.at_bos, (data["name"], k, dim, word, "BOS")
                     checked += 1
             joint = st.joint[k]  # the joint (symbol-determined) values, input rows apart from the BOS row
             at = [model.dims.index(d) for d in joint.dims]
@@ -1251,3 +1254,22 @@ def test_a_key_of_one_hard_value_is_no_soft_shift_at_the_first_row():
     model = load_model(path)
     assert not first_row_soft_exact(model, analyse(model))
     _certified_checked_audited(model, n_max=120)
+
+
+def test_the_bos_row_output_of_a_head_seeing_every_key_from_its_own_query():
+    """Drawn model (seed 17 bounded, 0th).  The output is read at the BOS row; h1 sees every key and, at the BOS
+    row's own query values (t_a = t_b = w0 = 0), scores the BOS key 1/2 and every other key 0: BOS is the maximum
+    alone, so w1 = t_c(BOS) = 0 there (L-maxima-classes at the BOS query, recorded value_at_bos), and the output's
+    margin at that row is 1/2 although other rows may sit on θ.  Control: without the BOS term the BOS row is
+    uniform ('c': w1 = 1/2, the output on θ) and no BOS value is claimed."""
+    path = ROOT / "tests" / "fixtures" / "outside" / "bos-row-of-a-head-seeing-every-key.json"
+    model = load_model(path)
+    st = analyse(model)
+    assert st.coords[3]["w1"].at_bos == 0 and Fraction(1, 2) in st.coords[3]["w1"].fin
+    assert _rows_within_value_sets(json.loads(path.read_text()), 6) > 0
+    _certified_checked_audited(model)
+    data = json.loads(path.read_text())
+    data["layers"][2]["heads"][0]["score"][3][2] = "0"
+    control = model_from_dict(data)
+    assert analyse(control).coords[3]["w1"].at_bos is None
+    assert hard_run(control, ("c",)).outputs == (Fraction(1, 2),)

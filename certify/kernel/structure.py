@@ -1142,6 +1142,7 @@ def attention_coords(layer: AttentionLayer, coords: dict, first: int, facts: lis
             _first_key_alone(fact.head, coords, joint, first)
         means, spreads = maxima_outputs(fact.head, coords, joint, first) \
             if fact.kind != "uniform" and fact.head.hard == "average" and not fact.homogeneous else ({}, {})
+        bos_row = _bos_row_means(fact.head, coords, joint, first) if fact.kind != "uniform" else {}
         for out, val in _value_table(fact.head, coords).items():
             if val.grid is not None and "i" in variables_of(val.grid):  # the key's grid varies with the key position
                 val = Coord(fin=val.fin, den_bound=_key_den_bound(val, fact.head.visible, first))
@@ -1173,7 +1174,8 @@ def attention_coords(layer: AttentionLayer, coords: dict, first: int, facts: lis
                                 grid=integral_grid(contrib), den_bound=contrib.den_bound,
                                 harmonic=None if contrib.harmonic is None else
                                 (contrib.harmonic[0] | {Fraction(0)}, contrib.harmonic[1]))
-            contrib = replace(contrib, at_bos=_bos_row_output(fact.head.visible, first, val),
+            at_bos = _bos_row_output(fact.head.visible, first, val)
+            contrib = replace(contrib, at_bos=bos_row.get(out) if at_bos is None else at_bos,
                               bound=_bos_bound(fact.head, coords, first),
                               hull=_mean_hull(value_hull(val), may_be_empty(fact.head.visible)),
                               same_in_word=same, soft_same=alike)
@@ -1735,6 +1737,26 @@ def _bos_row_output(visible: str, first: int, val: Coord) -> Fraction | None:
     if first != 0:
         return None
     return Fraction(0) if visible == "j<i" else val.at_bos if visible == "j<=i" else None
+
+
+def _bos_row_means(head: Head, coords: dict, joint: Joint | None, first: int) -> dict:
+    """out dim → the hard output of an average head seeing every key at the BOS row, when its maxima carry one
+    value there: L-maxima-classes at the BOS row's own query values, its own key (the BOS key, of a known class)
+    visible (:func:`_query_means`); {} when not known."""
+    if first != 0 or head.visible not in ("all", "j>=i") or head.hard != "average":
+        return {}
+    table = _query_table(head, coords, joint)
+    if table is None:
+        return {}
+    qdims, fdims, classes, outs = table[0], table[3], table[5], table[8]
+    q, bos = {d: coords[d].at_bos for d in qdims}, {d: coords[d].at_bos for d in fdims}
+    own = [k for k, c in enumerate(classes) if c == bos]
+    if None in q.values() or len(own) != 1:
+        return {}
+    found = _query_means(head, coords, first, table, q, own[0])
+    if found is None or found[1] or len(found[0]) != 1:
+        return {}
+    return dict(zip(outs, next(iter(found[0]))))
 
 
 def _noisy_outputs(fact: HeadFact, coords: dict, joint: Joint | None, first: int) -> tuple[dict, dict]:
