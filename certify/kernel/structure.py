@@ -1700,7 +1700,11 @@ def _quotient_signs(delta: Fraction, pe: Expr, first: int) -> set:
     """The signs s with s·(P(j) − P(k))/(j − k) > |delta| at every two key positions j ≠ k ≥ ``first``, n ≥ 1.
     Proved on the quotient N/D at offsets a = j − first, b = k − first (:func:`_off_diagonal_positive`):
     s_D·D > 0 and s·s_D·N − |delta|·s_D·D > 0."""
-    quotient = _difference_quotient([(Fraction(1), substitute(pe, "i", BinOp("+", Var("i"), Num(Fraction(first)))))])
+    try:
+        shifted = substitute(pe, "i", BinOp("+", Var("i"), Num(Fraction(first))))
+    except ExprError:  # (-1)^i: not a rational function of the position
+        return set()
+    quotient = _difference_quotient([(Fraction(1), shifted)])
     if quotient is None:
         return set()
     num, den = quotient
