@@ -106,7 +106,28 @@ def _ffn(layer, X: np.ndarray, index: dict) -> np.ndarray:
     return X
 
 
-def _chunk(model: Model, words, n: int, cfg: BatchConfig) -> tuple[np.ndarray, int]:
+def clearances(model: Model, words: Sequence[Sequence[str]], cfg: BatchConfig = BatchConfig()) -> np.ndarray:
+    """For each word (all of one length), the float distance of its closest output row to changing its decision:
+    |y − θ|, or top − runner-up for an argmax output.  Why: the search for hard outputs exactly on θ
+    (:func:`certify.refute.tie_words`) screens every short word at once and runs the exact evaluator only where
+    this is below ``apart`` -- a screen, never a proof (the exact run decides)."""
+    if not words:
+        return np.zeros(0)
+    n = len(words[0])
+    out = []
+    for start in range(0, len(words), cfg.chunk):
+        X, index, out_rows, _ = _forward(model, words[start:start + cfg.chunk], n, cfg)
+        if model.output.argmax:
+            V = np.sort(X[:, out_rows][:, :, [index[d] for d in model.output.argmax]], axis=2)
+            gap = V[:, :, -1] - V[:, :, -2] if V.shape[2] > 1 else np.full(V.shape[:2], np.inf)
+        else:
+            gap = np.abs(X[:, out_rows, index[model.output.dim]] - float(model.output.threshold))
+        out.append(gap.min(axis=1))
+    return np.concatenate(out)
+
+
+def _forward(model: Model, words, n: int, cfg: BatchConfig) -> tuple[np.ndarray, dict, list[int], int]:
+    """The residual stream after the last layer, the dims' indices, the output rows and the unclear count."""
     index = {d: k for k, d in enumerate(model.dims)}
     X = _embed(model, words, n)
     rows = X.shape[1]
@@ -125,6 +146,11 @@ def _chunk(model: Model, words, n: int, cfg: BatchConfig) -> tuple[np.ndarray, i
     first = 0 if model.bos else 1
     pos = model.output.position
     out_rows = [n - first] if pos == "last" else [0] if pos == "first" else list(range(1 - first, n + 1 - first))
+    return X, index, out_rows, unclear
+
+
+def _chunk(model: Model, words, n: int, cfg: BatchConfig) -> tuple[np.ndarray, int]:
+    X, index, out_rows, unclear = _forward(model, words, n, cfg)
     if model.output.argmax:
         V = X[:, out_rows][:, :, [index[d] for d in model.output.argmax]]
         near = V.max(axis=2, keepdims=True) - V

@@ -18,6 +18,7 @@ import mpmath
 
 from .errors import UserError
 from .evaluate import format_value, hard_run, soft_run
+from .hard_batch import BatchConfig, clearances
 from .expr import Expr, eval_mp, parse_expr, to_text
 from .model import Model, format_word
 
@@ -132,6 +133,25 @@ def _counterexample(model: Model, word, tau: Expr, hard, soft, cfg: RefuteConfig
     return None
 
 
+def _screened_short_words(model: Model, n_lo: int, n_hi: int, cfg: RefuteConfig):
+    """Every word of the shortest lengths (``tie_exhaustive`` in all) whose float outputs come within the batch
+    screen's ``apart`` of θ, shortest first.  Why: the exact evaluator costs milliseconds a word, so on a slow
+    machine the wall-clock cap ended the search before length 7 (the CI run of 287ba0e missed the leak of
+    tie-among-exact-ties.json at 'acababb'); numpy decides the thousands of clear words at once, and only the
+    near-ties are run exactly (the exact run, not the screen, decides which words are on θ)."""
+    budget, n = cfg.tie_exhaustive, n_lo
+    top = n_hi if model.max_length is None else min(n_hi, model.max_length)
+    while n <= top and len(model.alphabet) ** n <= budget:
+        budget -= len(model.alphabet) ** n
+        words = list(itertools.product(model.alphabet, repeat=n))
+        try:
+            near = clearances(model, words) < BatchConfig().apart
+        except UserError:  # e.g. a position embedding undefined at this length: the exact runs say so per word
+            near = [True] * len(words)
+        yield from (w for w, keep in zip(words, near) if keep)
+        n += 1
+
+
 def _patterned_words(model: Model, n_lo: int, n_hi: int, cfg: RefuteConfig):
     """Seeded words of length n_lo … n_hi: a short period repeated with a few flips, runs of symbols, or uniform
     draws -- the shapes on which a rounded count ratio lands exactly on θ (equal counts, periodic positions)."""
@@ -158,16 +178,17 @@ def _on_threshold(model: Model, h) -> bool:
 
 
 def tie_words(model: Model, n_min: int, n_max: int | str, cfg: RefuteConfig = RefuteConfig(), hard: dict | None = None):
-    """Words with a hard output exactly on the threshold (argmax: a tie for the top), with the row: every word of
-    the shortest lengths (``tie_exhaustive`` in all) alternating with :func:`_patterned_words` up to
-    ``tie_max_len``, exact hard runs only, within ``tie_work`` (deterministic) and ``tie_seconds``."""
+    """Words with a hard output exactly on the threshold (argmax: a tie for the top), with the row: the near-ties
+    among every word of the shortest lengths (:func:`_screened_short_words`) alternating with
+    :func:`_patterned_words` up to ``tie_max_len``, decided by exact hard runs, within ``tie_work``
+    (deterministic) and ``tie_search_seconds``."""
     n_hi = min(n_max if isinstance(n_max, int) else cfg.tie_max_len, cfg.tie_max_len)
     deadline = time.monotonic() + min(cfg.tie_search_seconds, cfg.tie_seconds)
     hard, seen, spent = ({} if hard is None else hard), set(), 0
     heads, width = len(model.heads), len(model.dims) * len(model.layers)
-    short = candidate_words(model, n_min, n_hi, replace(cfg, exhaustive_budget=cfg.tie_exhaustive, random_words=0))
-    # alternate the two streams: the short lengths in full and the longer patterned words share the time
-    both = itertools.chain.from_iterable(itertools.zip_longest(short, _patterned_words(model, n_min, n_hi, cfg)))
+    # alternate the two streams: the short lengths' near-ties and the longer patterned words share the time
+    both = itertools.chain.from_iterable(itertools.zip_longest(_screened_short_words(model, n_min, n_hi, cfg),
+                                                               _patterned_words(model, n_min, n_hi, cfg)))
     for word in (w for w in both if w is not None):
         spent += len(word) * width + heads * len(word) ** 2
         if spent > cfg.tie_work or time.monotonic() > deadline:
@@ -192,15 +213,14 @@ def threshold_refutation(model: Model, tau: Expr | None, n_min: int, n_max: int 
     the noise 10^(−dps/2) -- rounding never makes a counterexample -- or the largest precision is spent."""
     plan = [tau] if tau is not None else [parse_expr(t, ("n",)) for t in cfg.threshold_taus]
     first, deadline, found = None, time.monotonic() + cfg.tie_seconds, []
-    for k, (word, run, row) in enumerate(tie_words(model, n_min, n_max, cfg, hard)):
+    for word, run, row in tie_words(model, n_min, n_max, cfg, hard):
         if first is None:
             first = (f"hard output {format_value(run.outputs[run.output_rows.index(row)])} sits on the "
                      f"{'tie of its top two values' if model.output.argmax else 'threshold'} at "
                      f"{format_word(model, word)!r} (n={len(word)}), position {row + run.first_position}: "
                      "no margin can certify it if soft leaks there")
-        if k >= cfg.tie_soft:
-            break
         found.append((word, run))
+    found = _by_length_round_robin(found)[:cfg.tie_soft]
     found.sort(key=lambda f: len(f[0]))  # the shortest refuting word is the one reported
     # one precision at a time over every tie word: a leak that shows at the lowest precision is found before the
     # time goes on raising the precision at words whose soft output is θ exactly (symmetry, exact rows)
@@ -224,6 +244,16 @@ def threshold_refutation(model: Model, tau: Expr | None, n_min: int, n_max: int 
                     unresolved.append((word, run, t))  # still within the noise: more digits may show the side
         pending = unresolved
     return None, first
+
+
+def _by_length_round_robin(found: list) -> list:
+    """The tie words, the first of each length, then the second of each length, and so on.  Why: the screened
+    short lengths give hundreds of tie words at once, and a leak may show only at a longer patterned word
+    (tie-leaks-across.json: 16 symbols), so the ``tie_soft`` words resolved in mpmath span the lengths."""
+    lengths: dict[int, list] = {}
+    for f in found:
+        lengths.setdefault(len(f[0]), []).append(f)
+    return [f for rank in itertools.zip_longest(*lengths.values()) for f in rank if f is not None]
 
 
 def decision_clearance(model: Model, y):

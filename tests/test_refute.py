@@ -3,16 +3,18 @@ schedule only when soft really leaks it across, shown by an independent high-pre
 (soft = θ = hard in real arithmetic) never does, whatever the precision."""
 from __future__ import annotations
 
+import itertools
 from fractions import Fraction
 from pathlib import Path
 
 import mpmath
+import pytest
 
 from certify.certifier import CertifyConfig, certify
 from certify.evaluate import hard_run, soft_run
 from certify.expr import parse_expr
 from certify.model import load_model
-from certify.refute import RefuteConfig, threshold_refutation, tie_words
+from certify.refute import RefuteConfig, _screened_short_words, threshold_refutation, tie_words
 
 ROOT = Path(__file__).resolve().parent.parent
 TIE = ROOT / "tests" / "fixtures" / "outside" / "tie-leaks-across.json"
@@ -69,3 +71,16 @@ def test_a_leaking_tie_among_exact_ties_is_found_at_the_lowest_precision():
     with mpmath.workdps(200):
         assert soft.outputs[-1] - mpmath.mpf(1) / 2 > mpmath.mpf(10) ** -50
     assert hard_run(model, word).outputs[-1] == model.output.threshold and not hard_run(model, word).decisions[-1]
+
+
+@pytest.mark.parametrize("path", [TIE, ROOT / "tests" / "fixtures" / "outside" / "tie-among-exact-ties.json",
+                                  ROOT / "models" / "majority-a-b.json"])
+def test_the_float_screen_keeps_every_short_word_on_the_threshold(path):
+    """The tie search runs the exact evaluator only on the short words the numpy screen keeps; every word whose
+    exact hard output is on θ must be among them (the screen proposes, the exact run decides)."""
+    model = load_model(path)
+    words = [w for n in range(1, 8) for w in itertools.product(model.alphabet, repeat=n)]
+    kept = set(_screened_short_words(model, 1, 24, RefuteConfig(tie_exhaustive=len(words))))
+    on_theta = {w for w in words if model.output.threshold in hard_run(model, w).outputs}
+    assert on_theta and on_theta <= kept
+    assert len(kept) < len(words)  # it screens: the clear words are dropped
