@@ -101,6 +101,8 @@ def audit(cert: dict, model: Model, max_len: int | None = None, cfg: AuditConfig
     if "exhaustive" in cert:
         return _audit_exhaustive(cert, model, max_len, cfg, progress)
     tau = parse_expr(claim["tau"], variables=("n",), allow_log=True)
+    if "first_row" in cert:
+        return _audit_first_row(cert, model, tau, max_len, cfg, progress)
     plan = _Plan(cert, model, tau, cfg)
     words = checks = 0
     try:
@@ -373,6 +375,42 @@ def _audit_exhaustive(cert: dict, model: Model, max_len, cfg: AuditConfig, progr
         if progress is not None:
             progress(words)
     return AuditResult(words, 2 * len(by_n), checks, None)
+
+
+def _audit_first_row(cert: dict, model: Model, tau: Expr, max_len, cfg: AuditConfig, progress) -> AuditResult:
+    """An L-first-row-exact certificate on concrete words: the soft stream at the first row equals the hard one in
+    every layer (float screen, mpmath confirmation to the slack), and the hard output there is at least the
+    claimed margin from the threshold (top − runner-up for argmax)."""
+    claim, row = cert["claim"], cert["first_row"]["row"]
+    margin, argmax = Fraction(claim["margin"]), bool(model.output.argmax)
+    words = checks = 0
+    for word in words_to_audit(model, claim["n_min"], claim["n_max"], max_len, cfg):
+        run = hard_run(model, word)
+        text = " ".join(word) if any(len(s) > 1 for s in model.alphabet) else "".join(word)
+        r = row - run.first_position
+        y = run.outputs[run.output_rows.index(r)]
+        clear = _top_two(y)[0] - _top_two(y)[1] if argmax else abs(y - model.output.threshold)
+        checks += 1
+        if clear < margin:
+            return AuditResult(words + 1, 2, checks, AuditFailure(
+                "claim.margin", text, len(word), row, f"hard clearance {float(clear):.6g} is below {claim['margin']}"))
+        if words < cfg.soft_words:
+            fast, exact = float_run(model, word, tau, "float64"), None
+            for layer, stream in enumerate(run.streams):
+                for d, h in enumerate(stream[r]):
+                    checks += 1
+                    if abs(float(fast.streams[layer][r][d]) - float(h)) <= cfg.screen_tolerance * max(1.0, abs(float(h))):
+                        continue
+                    exact = exact or soft_run(model, word, tau, dps=cfg.confirm_dps)
+                    soft = _mp_fraction(exact.streams[layer][r][d])
+                    if abs(soft - h) > cfg.confirm_slack:
+                        return AuditResult(words + 1, 2, checks, AuditFailure(
+                            f"first_row (after {layer} layers, {model.dims[d]})", text, len(word), row,
+                            f"soft {float(soft):.12g} vs hard {h}"))
+        words += 1
+        if progress is not None:
+            progress(words)
+    return AuditResult(words, 2, checks, None)
 
 
 def tail_at(tail: dict, n: int) -> dict:

@@ -20,11 +20,11 @@ from .cover import CoverConfig, cover, split
 from .expr import BinOp, Expr, Log, Num, Var, parse_expr, to_text
 from .kernel.bounds import BoxFailure, BoxReport, all_uniform, analyse_box
 from .kernel.checker import FORMAT
-from .kernel.records import (box_record, facts_record, ffn_record, head_record, kernel_obligations, lower,
-                             structural_margin, upper)
+from .kernel.records import (box_record, facts_record, ffn_record, first_row_margin, first_row_obligations,
+                             first_row_record, head_record, kernel_obligations, lower, structural_margin, upper)
 from .kernel.polyid import substitute
 from .kernel.positivity import check_tau
-from .kernel.structure import HeadFact, Structure, Unsupported, analyse, query_bound
+from .kernel.structure import HeadFact, Structure, Unsupported, analyse, first_row_exact, query_bound
 from .kernel.tail import TailFailure, TailReport, analyse_tail, sup, tail_record
 from .second_opinion import rounding_obligations
 from .simplify import readable
@@ -240,6 +240,16 @@ def certify(model: Model, n_min: int, n_max: int | str, tau: Expr | None = None,
         from .errors import UserError  # a bounded (v2) model means nothing beyond max_length
 
         raise UserError(f"--nmax {n_max} is above the model's max_length {model.max_length}")
+    if st is None and first_row_exact(model):  # the bounds first (their certificate names a τ and its error)
+        outcome = _certify_model(model, n_min, n_max, tau, replace(cfg, refute=False), progress, derive, st)
+        return outcome if outcome.verdict == "certified" else certify_first_row(
+            model, n_min, n_max, tau if tau is not None else None if derive else model.temperature)
+    return _certify_model(model, n_min, n_max, tau, cfg, progress, derive, st)
+
+
+def _certify_model(model: Model, n_min: int, n_max: int | str, tau: Expr | None, cfg: CertifyConfig,
+                   progress: Progress, derive: bool, st: Structure | None) -> Outcome:
+    """:func:`certify` by the kernel's analysis and bounds: the plain analysis, then with L-ffn-absorb."""
     try:
         plain = analyse(model) if st is None else st
     except Unsupported as exc:
@@ -334,6 +344,32 @@ def tail_blockers(tail: TailReport) -> list[str]:
 def _settles(leak, n0: int) -> bool:
     top = sup(leak, n0)
     return top is not None and top < 1
+
+
+def certify_first_row(model: Model, n_min: int, n_max: int | str, tau: Expr | None) -> Outcome:
+    """L-first-row-exact: the output is read at the first row and every head is causal, so soft = hard there for
+    every τ and n (proofs/lemmas/first_row.py) -- even where the bounds fail at rows the output never reads (a
+    lattice whose modulus fails later in the word, say).  ``tau`` (else 1) only needs to be positive."""
+    tau = tau if tau is not None else Num(Fraction(1))
+    if not first_row_exact(model):
+        why = "L-first-row-exact needs the output read at the first row and every head seeing j <= i or j < i"
+        return Outcome("not proved", reason=why, tau=tau, blockers=[why])
+    verdict = check_tau(tau, n_min, n_max)
+    if not verdict.ok:
+        return Outcome("not proved", reason=f"τ(n) = {to_text(tau)}: {verdict.why} (positivity)", tau=tau)
+    cert = {
+        "format": FORMAT,
+        "model_sha256": model.sha256,
+        "model_name": model.name,
+        "claim": {"n_min": n_min, "n_max": n_max, "tau": to_text(tau), "error_bound": "0",
+                  "margin": first_row_margin(model), "verdict": "certified"},
+        "analysis": {"heads": [], "ffns": []},
+        "first_row": first_row_record(0 if model.bos else 1),
+        "boxes": [],
+        "obligations": first_row_obligations(),
+        "tools": _tools(),
+    }
+    return Outcome("certified", certificate=cert, tau=tau)
 
 
 def _require_positive(tau: Expr, n_min: int, n_max, source: str) -> None:

@@ -19,7 +19,7 @@ import mpmath
 import pytest
 
 from certify.audit import AuditConfig, audit
-from certify.certifier import CertifyConfig, certify
+from certify.certifier import CertifyConfig, certify, certify_first_row
 from certify.kernel.checker import CheckFailure, check
 from certify.evaluate import hard_run, soft_run
 from certify.expr import eval_exact, parse_expr
@@ -484,6 +484,76 @@ def _certified_checked_audited(model, n_max: int = 10 ** 6):
     words = words_up_to(model.alphabet, 1, 8, budget=600, random_words=20, random_max=200, seed=2)
     assert assert_certificate_holds(model, outcome.certificate["claim"], words) > 0
     return outcome
+
+
+def test_the_bos_row_output_when_the_query_dim_is_known_only_by_its_hull():
+    """Drawn model (seed 19 bounded, 3rd).  h1 sees every key and reads the query dim w0, known only by its hull
+    [0, 1] (a rounded prefix mean), so no finite query table exists; but the output is read at the BOS row, where
+    w0 = 0 exactly (h0 sees only the BOS key there), so the scores are t_bos_j/2: the BOS key alone is maximal
+    and w1 = t_a(BOS) = 0 (recorded value_at_bos, audited).  Control: h0 seeing every key leaves w0 at the BOS
+    row unknown, and no BOS value is claimed."""
+    path = ROOT / "tests" / "fixtures" / "outside" / "bos-row-query-known-by-its-hull.json"
+    model = load_model(path)
+    st = analyse(model)
+    assert st.coords[2]["w0"].fin is None and st.coords[2]["w0"].at_bos == 0
+    assert st.coords[3]["w1"].at_bos == 0
+    _certified_checked_audited(model)
+    data = json.loads(path.read_text())
+    data["layers"][0]["heads"][0]["visible"] = "all"
+    control = model_from_dict(data)
+    assert analyse(control).coords[3]["w1"].at_bos is None
+
+
+def test_the_output_read_at_the_first_row_of_causal_heads_is_exact_whatever_the_later_rows():
+    """Drawn model (seed 19 bounded, 15th).  The output is read at the BOS row and h0 sees j ≤ i, so that row sees
+    only its own key (weight 1): soft = hard there for every τ and n (L-first-row-exact).  The bounds fail on
+    h0's lattice at later rows, which the output never reads, so only the first-row certificate holds: no head
+    facts, τ = 1, error 0, the margin from the first row's hard outputs, re-decided by the checker and audited
+    stream by stream.  Controls: read at the last row the model is not certified; a head that sees every key
+    makes the checker refuse the same certificate; a tampered margin is refused."""
+    path = ROOT / "tests" / "fixtures" / "outside" / "first-row-lattice-failing-later.json"
+    model = load_model(path)
+    outcome = _certified_checked_audited(model)
+    cert = outcome.certificate
+    assert cert["first_row"] == {"rule": "L-first-row-exact", "row": 0} and cert["boxes"] == []
+    assert cert["claim"]["tau"] == "1" and cert["claim"]["error_bound"] == "0" and cert["claim"]["margin"] == "0.5"
+    assert certify(model, 1, "inf", cfg=CertifyConfig(refute=False)).verdict == "certified"
+    data = json.loads(path.read_text())
+    data["output"]["position"] = "last"
+    assert certify(model_from_dict(data), 1, 1000, cfg=CertifyConfig(refute=False)).verdict == "not proved"
+    data = json.loads(path.read_text())
+    data["layers"][0]["heads"][0]["visible"] = "all"
+    with pytest.raises(CheckFailure, match="first_row"):
+        check(cert, _same_hash(model_from_dict(data), model))
+    tampered = json.loads(json.dumps(cert))
+    tampered["claim"]["margin"] = "0.75"
+    with pytest.raises(CheckFailure, match="claim.margin"):
+        check(tampered, model)
+
+
+def test_first_row_certificates_hold_on_drawn_causal_models():
+    """Drawn models read at the first row with every head made causal (j ≤ i or j < i, drawn): the L-first-row-exact
+    certificate of each (asked directly, whatever the bounds would say) is checked, audited, and its claim holds
+    on words up to length 8 and random longer ones at a hot τ (soft = hard at that row: same decisions, error 0)."""
+    rng = random.Random(41)
+    for index in range(10):
+        data = random_model(rng, index, unbounded=index % 3 == 0)
+        data["output"]["position"] = "first"
+        for layer in data["layers"]:
+            for head in layer.get("heads", []):
+                head["visible"] = rng.choice(("j<=i", "j<i"))
+        model = model_from_dict(data)
+        outcome = certify_first_row(model, 1, 10 ** 6, parse_expr("2", ("n",)))
+        assert outcome.verdict == "certified" and outcome.certificate["claim"]["error_bound"] == "0"
+        check(outcome.certificate, model)
+        assert audit(outcome.certificate, model, max_len=6, cfg=AUDIT_TO_7).ok
+        words = words_up_to(model.alphabet, 1, 8, budget=300, random_words=10, random_max=60, seed=index)
+        assert assert_certificate_holds(model, outcome.certificate["claim"], words) > 0
+
+
+def _same_hash(model, like):
+    """``model`` under ``like``'s name and hash, so the checker reaches the rule's own test."""
+    return replace(model, sha256=like.sha256, name=like.name)
 
 
 def test_a_joint_row_only_bos_has_marks_the_bos_key():

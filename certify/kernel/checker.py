@@ -19,9 +19,10 @@ from .polyid import is_zero
 from .positivity import check_tau
 from .rounding_error import RoundingFailure, format_of
 from .exhaustive import check_length
-from .records import (box_record, exhaustive_obligations, facts_record, ffn_record, head_record, kernel_obligations,
-                      lower, structural_margin, upper)
-from .structure import Unsupported, analyse
+from .records import (box_record, exhaustive_obligations, facts_record, ffn_record, first_row_margin,
+                      first_row_obligations, first_row_record, head_record, kernel_obligations, lower,
+                      structural_margin, upper)
+from .structure import Unsupported, analyse, first_row_exact
 from .tail import TailFailure, analyse_tail, tail_record
 
 FORMAT = "hardsoft.certificate/1"
@@ -77,6 +78,8 @@ def check(cert: dict, model: Model) -> CheckResult:
         raise CheckFailure("claim.tau", "an expression in n", claim.get("tau")) from None
     if "exhaustive" in cert:  # L-exhaustive: no structure analysis, every word re-run
         return _check_exhaustive(cert, model, n_min, n_max, tau)
+    if "first_row" in cert:  # L-first-row-exact: decided from the heads' visibility, no bounds
+        return _check_first_row(cert, model, n_min, n_max, tau)
     fp = None
     if "precision" in claim:  # the soft model in a floating-point format: its rounding joins every box
         try:
@@ -158,6 +161,28 @@ def _check_exhaustive(cert: dict, model: Model, n_min: int, n_max, tau) -> Check
     _expect("boxes", [], cert.get("boxes"))
     _expect("obligations", exhaustive_obligations(rec), cert.get("obligations"))
     return CheckResult(0, len(rec["lengths"]))
+
+
+def _check_first_row(cert: dict, model: Model, n_min: int, n_max, tau) -> CheckResult:
+    """L-first-row-exact: the output is read at the first row and every head sees j ≤ i or j < i (re-decided from
+    the model), so error 0 for every positive τ; the margin must be the kernel's."""
+    _expect("first_row", first_row_record(0 if model.bos else 1), cert["first_row"])
+    if model.max_length is not None and (n_max == "inf" or n_max > model.max_length):
+        raise CheckFailure("claim.n_max", "a length the model is defined at", n_max)
+    if not first_row_exact(model):
+        raise CheckFailure("first_row", "a model read at the first row whose heads all see j <= i or j < i",
+                           f"output at {model.output.position!r}, heads " +
+                           ", ".join(f"{h.name}: {h.visible}" for _, h in model.heads))
+    verdict = check_tau(tau, n_min, n_max)
+    if not verdict.ok:
+        raise CheckFailure("claim.tau", f"τ(n) defined and positive for every n in [{n_min}, {n_max}]",
+                           f"{cert['claim'].get('tau')}: {verdict.why}" + (f" at n = {verdict.n}" if verdict.n else ""))
+    _expect("claim.error_bound", "0", cert["claim"].get("error_bound"))
+    _expect("claim.margin", first_row_margin(model), cert["claim"].get("margin"))
+    _expect("analysis", {"heads": [], "ffns": []}, cert.get("analysis"))
+    _expect("boxes", [], cert.get("boxes"))
+    _expect("obligations", first_row_obligations(), cert.get("obligations"))
+    return CheckResult(0, 1)
 
 
 def _value_at(tau, n: int):

@@ -15,7 +15,7 @@ from flint import arb
 from ..expr import to_text
 from .bounds import BoxReport, exact_fraction, gap_lower_bounds
 from .polyid import simplified
-from .structure import Coord, HeadFact, argmax_gap
+from .structure import Coord, HeadFact, argmax_gap, first_row_values
 
 DIGITS = 12
 FINAL_STATEMENT = "error(n) < margin(n), or error(n) = 0, on every box"
@@ -238,6 +238,27 @@ def _head_statements(f: HeadFact) -> list[dict]:
 
 EXHAUSTIVE_STATEMENT = ("every word of every recorded length: the soft output decides as the hard one for every τ "
                         "in tau_interval, with (clearance − error bound) ≥ margin_lower")
+
+
+FIRST_ROW_STATEMENT = ("the output is read at the first row and every head sees j <= i or j < i: that row sees at most its own "
+                       "key, of softmax weight 1, so its soft stream is the hard one for every τ and n")
+
+
+def first_row_record(first: int) -> dict:
+    """The record of an L-first-row-exact certificate: the rule and the row it speaks of (0 with BOS, else 1)."""
+    return {"rule": "L-first-row-exact", "row": first}
+
+
+def first_row_margin(model) -> str:
+    """min |y − θ| over the hard outputs at the first row when they are free of n, else 0 (soft = hard there: no
+    margin is needed, the claim's margin only reports how far the decision is from changing)."""
+    values = None if model.output.argmax else first_row_values(model)
+    return "0" if not values else _decimal(min(abs(v - model.output.threshold) for v in values), up=False)
+
+
+def first_row_obligations() -> list[dict]:
+    return [{"id": "first-row-exact", "kind": "exact", "statement": FIRST_ROW_STATEMENT, "lemma": "L-first-row-exact",
+             "evidence": "kernel: every head's visibility read from the model (structure.first_row_exact)"}]
 
 
 def fraction_text(v: Fraction) -> str:

@@ -1416,19 +1416,20 @@ def _carried(head: Head, outs: tuple, key: dict) -> tuple:
     return tuple(sum((c * key[v] for o2, v, c in head.value if o2 == o), Fraction(0)) for o in outs)
 
 
-def _query_table(head: Head, coords: dict, joint: Joint | None) -> tuple | None:
+def _query_table(head: Head, coords: dict, joint: Joint | None, one_query: bool = False) -> tuple | None:
     """What :func:`_query_means` needs, shared by every query: (query dims, their joint values,
     score terms left after row constants, finite key dims, position key dims, key classes, the value
     each class carries, (the classes only the BOS key has, the query values only the BOS row has), out
     dims, key dims known by their hulls), or None when a dim is neither finite, position-embedded nor of a
-    known hull."""
+    known hull.  ``one_query``: the caller knows the one query it asks about (the BOS row's), so the query dims
+    need no finite joint values (they are then None)."""
     split = _class_and_position_dims(head, coords)
     if split is None:
         return None
     shadow, outs, fdims, pdims, hdims = split
     qdims = sorted({q for q, _, _ in shadow})
     qrows, krows = _joint_values(qdims, coords, joint), _joint_values(fdims, coords, joint)
-    if qrows is None or krows is None or len(qrows) * len(krows) > MAX_COMBOS:
+    if qrows is None and not one_query or krows is None or len(qrows or (None,)) * len(krows) > MAX_COMBOS:
         return None
     classes = [dict(zip(fdims, row)) for row in krows]
     carried = [_carried(head, outs, k) for k in classes]
@@ -1749,7 +1750,7 @@ def _bos_row_means(head: Head, coords: dict, joint: Joint | None, first: int) ->
     visible (:func:`_query_means`); {} when not known."""
     if first != 0 or head.visible not in ("all", "j>=i") or head.hard != "average":
         return {}
-    table = _query_table(head, coords, joint)
+    table = _query_table(head, coords, joint, one_query=True)
     if table is None:
         return {}
     qdims, fdims, classes, outs = table[0], table[3], table[5], table[8]
