@@ -30,6 +30,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Callable, Iterator
 
+import mpmath
+
 from .errors import ExprError
 from .evaluate import first_argmax, float_run, format_value, hard_run, soft_run, visible_keys
 from .expr import Expr, eval_exact, parse_expr
@@ -451,8 +453,10 @@ def _mp_fraction(v) -> Fraction:
     """The exact value of an mpmath number (or of a rational): str() would round to 15 digits."""
     if isinstance(v, (Fraction, int)):
         return Fraction(v)
-    mantissa, exponent = v.man_exp
-    return Fraction(int(mantissa)) * Fraction(2) ** int(exponent)
+    if not mpmath.isfinite(v):
+        raise ValueError(f"not a finite number: {v}")
+    sign, mantissa, exponent, _ = v._mpf_  # man_exp drops the sign (mpmath 1.3: mpf(-0.5).man_exp == (1, -1))
+    return (-1) ** sign * Fraction(int(mantissa)) * Fraction(2) ** int(exponent)
 
 
 def _size(hard) -> float:
@@ -487,6 +491,7 @@ def _coord_statement(rec: dict):
     values = None if "values" not in rec else frozenset(Fraction(v) for v in rec["values"])
     rest = None if "values_off_bos" not in rec else frozenset(Fraction(v) for v in rec["values_off_bos"])
     at_bos = None if "value_at_bos" not in rec else Fraction(rec["value_at_bos"])
+    bos_fin = None if "values_at_bos" not in rec else frozenset(Fraction(v) for v in rec["values_at_bos"])
     exact = None if "exact" not in rec else _memo(parse_expr(rec["exact"]))
     den = None if "denominator_at_most" not in rec else _memo(parse_expr(rec["denominator_at_most"]))
     grid = None if "grid" not in rec or rec["grid"] == "1" and rec.get("offset", "0") == "0" and values is not None \
@@ -510,6 +515,8 @@ def _coord_statement(rec: dict):
             return f"value {v} at an input row is not in {sorted(rest)[:8]}"
         if at_bos is not None and is_bos and v != at_bos:
             return f"value {v} at the BOS row is not {at_bos}"
+        if bos_fin is not None and is_bos and v not in bos_fin:
+            return f"value {v} at the BOS row is not in {sorted(bos_fin)}"
         if exact is not None and v != exact(p, n):
             return f"value {v} differs from {rec['exact']} = {exact(p, n)}"
         if spread is not None and v not in spread[0] and not any(

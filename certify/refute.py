@@ -220,7 +220,7 @@ def threshold_refutation(model: Model, tau: Expr | None, n_min: int, n_max: int 
                      f"{format_word(model, word)!r} (n={len(word)}), position {row + run.first_position}: "
                      "no margin can certify it if soft leaks there")
         found.append((word, run))
-    found = _by_length_round_robin(found)[:cfg.tie_soft]
+    found = _soft_plan(found, cfg.tie_soft)
     found.sort(key=lambda f: len(f[0]))  # the shortest refuting word is the one reported
     # one precision at a time over every tie word: a leak that shows at the lowest precision is found before the
     # time goes on raising the precision at words whose soft output is θ exactly (symmetry, exact rows)
@@ -246,14 +246,19 @@ def threshold_refutation(model: Model, tau: Expr | None, n_min: int, n_max: int 
     return None, first
 
 
-def _by_length_round_robin(found: list) -> list:
-    """The tie words, the first of each length, then the second of each length, and so on.  Why: the screened
-    short lengths give hundreds of tie words at once, and a leak may show only at a longer patterned word
-    (tie-leaks-across.json: 16 symbols), so the ``tie_soft`` words resolved in mpmath span the lengths."""
+def _soft_plan(found: list, count: int) -> list:
+    """The ``count`` tie words resolved in mpmath: half the shortest (in the order found), then the others the
+    first of each length, the second of each length, and so on.  Why: the screened short lengths give hundreds
+    of tie words at once; a leak may show at a short one only (seed 18 unbounded, 31st: 'aabbb') or only at a
+    longer patterned word (tie-leaks-across.json: 16 symbols), so the plan covers both."""
+    shortest = sorted(found, key=lambda f: len(f[0]))[:count // 2]
+    taken = {f[0] for f in shortest}
     lengths: dict[int, list] = {}
     for f in found:
-        lengths.setdefault(len(f[0]), []).append(f)
-    return [f for rank in itertools.zip_longest(*lengths.values()) for f in rank if f is not None]
+        if f[0] not in taken:
+            lengths.setdefault(len(f[0]), []).append(f)
+    spread = [f for rank in itertools.zip_longest(*lengths.values()) for f in rank if f is not None]
+    return shortest + spread[:count - len(shortest)]
 
 
 def decision_clearance(model: Model, y):

@@ -125,3 +125,21 @@ def test_maxima_same_value_reads_the_value_each_key_adds_per_out_dim():
     forged["facts"]["coords"] = []  # the head statement alone (w1's value set would fail first)
     failure = audit(forged, changed, max_len=5, cfg=SMALL).failure
     assert failure is not None and "maxima_same_value" in failure.fact, failure
+
+
+def test_the_confirmation_keeps_the_sign_of_a_negative_soft_value():
+    """mpmath's ``man_exp`` drops the sign (mpf(-0.5).man_exp == (1, -1)), so the audit once confirmed a soft
+    −1/2 as +1/2 and failed a true span fact (the drawn ffnh-40 of the slow range sweep: w0 − ReLU(w0 + 1/2) is
+    −1/2 in hard and soft alike, its float64 value a rounding above).  The exact value keeps the sign."""
+    import mpmath
+    from fractions import Fraction
+
+    from certify.audit import _mp_fraction
+    from certify.certifier import CertifyConfig
+
+    assert [_mp_fraction(mpmath.mpf(x)) for x in ("-0.5", "-3", "0", "2.25")] == \
+        [Fraction(-1, 2), Fraction(-3), Fraction(0), Fraction(9, 4)]
+    model = load_model(ROOT / "tests" / "fixtures" / "outside" / "negative-span-value.json")
+    outcome = certify(model, 1, 250, cfg=CertifyConfig(refute=False))
+    assert outcome.verdict == "certified"
+    assert audit(outcome.certificate, model, max_len=5, cfg=AuditConfig(random_words=4)).ok

@@ -18,7 +18,7 @@ from pathlib import Path
 import mpmath
 import pytest
 
-from certify.audit import AuditConfig, audit
+from certify.audit import AuditConfig, _mp_fraction, audit
 from certify.certifier import CertifyConfig, certify, certify_first_row
 from certify.kernel.checker import CheckFailure, check
 from certify.evaluate import hard_run, soft_run
@@ -108,8 +108,7 @@ def test_uniform_rows_are_exact_and_a_tie_on_the_threshold_there_is_certified(ch
         hard, soft = hard_run(model, word), soft_run(model, word, parse_expr("1/n", variables=("n",)), dps=60)
         for h, sft in zip(hard.streams[1], soft.streams[1]):
             if h[col] != 0:
-                m, e = sft[col].man_exp
-                assert abs(Fraction(int(m)) * Fraction(2) ** int(e) - h[col]) < Fraction(1, 10**40), word
+                assert abs(_mp_fraction(sft[col]) - h[col]) < Fraction(1, 10**40), word
     ties = [w for w in words_up_to(model.alphabet, 1, 9, budget=1100, random_words=0, random_max=0)
             if Fraction(1, 2) in hard_run(model, w).outputs] + [tuple("b" * 9 + "a" * 8)]  # 9 b's of 18 keys
     assert len(ties) > 20 and Fraction(1, 2) in hard_run(model, ties[-1]).outputs
@@ -265,6 +264,8 @@ def _rows_within_value_sets(data: dict, max_len: int = 5) -> int:
                     checked += 1
                 if model.bos and c.at_bos is not None:  # the value at the BOS row (row 0)
                     assert hard.streams[k][0][model.dims.index(dim)] == c.at_bos, (data["name"], k, dim, word, "BOS")
+                if model.bos and c.bos_fin is not None:  # the values the BOS row may hold
+                    assert hard.streams[k][0][model.dims.index(dim)] in c.bos_fin, (data["name"], k, dim, word, "BOS set")
                     checked += 1
             joint = st.joint[k]  # the joint (symbol-determined) values, input rows apart from the BOS row
             at = [model.dims.index(d) for d in joint.dims]
@@ -556,6 +557,23 @@ def _same_hash(model, like):
     return replace(model, sha256=like.sha256, name=like.name)
 
 
+def test_the_bos_row_output_from_a_set_of_possible_values():
+    """Drawn model (seed 20 bounded, 18th).  The output is read at the BOS row; h0 sees every key and, at the BOS
+    row's query (t_b = 0), scores b keys 1 and the BOS and a keys 0: its output there is 1 (some b key) or 0 (none),
+    two values, not one (recorded values_at_bos, audited); the FFN maps them to {0, 1}, so the margin at that row
+    is 1/2 although other rows may sit on θ.  Control: without the t_b key term the BOS row is uniform over every
+    key (any share of b), and no BOS values are claimed."""
+    path = ROOT / "tests" / "fixtures" / "outside" / "bos-row-two-possible-values.json"
+    model = load_model(path)
+    st = analyse(model)
+    assert st.coords[1]["w0"].bos_fin == {0, 1} and st.coords[2]["out"].bos_fin == {0, 1}
+    _certified_checked_audited(model)
+    data = json.loads(path.read_text())
+    data["layers"][0]["heads"][0]["score"] = data["layers"][0]["heads"][0]["score"][1:]
+    control = analyse(model_from_dict(data))
+    assert control.coords[1]["w0"].bos_fin is None and control.coords[1]["w0"].at_bos is None
+
+
 def test_a_joint_row_only_bos_has_marks_the_bos_key():
     """No input symbol has t_a = t_b = 0, so that class is the BOS key alone: the BOS row's head averages
     it with m a keys, a/(a+1) (L-bos-level family 1 − 1/k), never 3/8, where the ramps would put the
@@ -673,8 +691,7 @@ def test_a_key_dim_the_query_weighs_by_zero_does_not_hide_exact_rows():
         hard, soft = hard_run(model, word), soft_run(model, word, parse_expr("1/n", variables=("n",)), dps=60)
         for h, sft in zip(hard.streams[1], soft.streams[1]):
             if h[col] != Fraction(1, 2):
-                m, e = sft[col].man_exp
-                assert abs(Fraction(int(m)) * Fraction(2) ** int(e) - h[col]) < Fraction(1, 10**40), word
+                assert abs(_mp_fraction(sft[col]) - h[col]) < Fraction(1, 10**40), word
                 checked += 1
     assert checked > 100
 

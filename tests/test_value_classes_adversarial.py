@@ -29,6 +29,8 @@ def _coord_problems(c, v: Fraction, p: int) -> list[str]:
         out.append(f"input-row set: {v}")
     if c.at_bos is not None and p == 0 and v != c.at_bos:
         out.append(f"BOS value: {v} != {c.at_bos}")
+    if c.bos_fin is not None and p == 0 and v not in c.bos_fin:
+        out.append(f"BOS values: {v} not in {sorted(c.bos_fin)}")
     hull = value_hull(c)
     if hull is not None and not hull[0] <= v <= hull[1]:
         out.append(f"range: {v} outside {hull}")

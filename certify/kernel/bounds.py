@@ -558,6 +558,8 @@ def _margin(coord, rng, threshold: Fraction, at_bos: bool = False, facts: dict |
     value is ``coord.at_bos`` when known."""
     if at_bos and coord.at_bos is not None:
         return q_ball(abs(coord.at_bos - threshold))
+    if at_bos and coord.bos_fin:  # the BOS row's values, finitely many (L-maxima-classes at its query)
+        return q_ball(min(abs(v - threshold) for v in coord.bos_fin))
     every = _hard_margin(coord, rng, threshold, facts or {})
     spans = span_margin(coord, threshold) if exact_rows else None
     if spans is not None:  # only rows not decided by their side need it (L-one-sided)

@@ -131,7 +131,7 @@ def facts_record(st) -> dict:
       function of the row's symbol);
     * coords, after k layers, dim d: ``values`` — the value is in the set; ``exact`` — it equals
       the expression; ``grid``/``offset`` — value·G(i, n) − offset is an integer; ``values_off_bos``
-      / ``value_at_bos`` — the values at input rows / the value at the BOS row; ``denominator_at_most``
+      / ``value_at_bos`` / ``values_at_bos`` — the values at input rows / the value (the values) at the BOS row; ``denominator_at_most``
       — the value's denominator in lowest terms is at most that expression; ``zero_or_apart`` — the
       value equals ``centre`` or side·(value − centre) ≥ min |at_least| (L-zero-or-apart); ``bound`` —
       side·(value − value_bound) ≤ 0 (an extreme head against an always-visible BOS key); ``never_equals`` —
@@ -188,6 +188,8 @@ def _coord_record(c: Coord, written: bool) -> dict:
         entry["values_off_bos"] = [str(v) for v in sorted(c.rest)]
     if c.at_bos is not None:
         entry["value_at_bos"] = str(c.at_bos)
+    if c.bos_fin is not None:
+        entry["values_at_bos"] = [str(v) for v in sorted(c.bos_fin)]
     if c.den_bound is not None:
         entry["denominator_at_most"] = _text(c.den_bound)
     if c.harmonic is not None:

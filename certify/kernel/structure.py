@@ -70,6 +70,7 @@ class Coord:
     offset: Fraction = Fraction(0)  # value·grid ∈ Z + offset; a non-zero offset proves value ≠ 0
     rest: frozenset | None = None  # finite values at the input positions (BOS row excluded)
     at_bos: Fraction | None = None  # the exact value at the BOS row
+    bos_fin: frozenset | None = None  # the values the BOS row may hold, when at_bos is unknown (L-maxima-classes there)
     den_bound: Expr | None = None  # the value's denominator is at most B(i, n) (a mean over ≤ |U_i| maxima)
     # soft = hard exactly (every τ) at each row whose hard value is outside this set; None: no claim
     exact_unless: frozenset | None = None
@@ -311,12 +312,12 @@ def _add(a: Coord, b: Coord) -> Coord:
     if a.fin == {Fraction(0)}:
         return replace(b, soft_same=soft_same)
     fin = _sums(a.fin, b.fin)
-    at_bos = None if a.at_bos is None or b.at_bos is None else a.at_bos + b.at_bos
+    at_bos, bos_fin = _bos_value_or_set(_sums(bos_values(a), bos_values(b)))
     if fin is None and (shifted := _harmonic_shift(a, b) or _harmonic_shift(b, a)) is not None:
-        return Coord(harmonic=shifted, rest=_sums(a.rest, b.rest), at_bos=at_bos,
+        return Coord(harmonic=shifted, rest=_sums(a.rest, b.rest), at_bos=at_bos, bos_fin=bos_fin,
                      same_in_word=_same_in_word(a) and _same_in_word(b), soft_same=soft_same)
     grid, offset = (Num(Fraction(_den_lcm(fin))), Fraction(0)) if fin is not None else _sum_grid(a, b)
-    return Coord(fin=fin, grid=grid, offset=offset, rest=_sums(a.rest, b.rest), at_bos=at_bos,
+    return Coord(fin=fin, grid=grid, offset=offset, rest=_sums(a.rest, b.rest), at_bos=at_bos, bos_fin=bos_fin,
                  hull=None if fin is not None else _hull_sum(value_hull(a), value_hull(b)),
                  same_in_word=_same_in_word(a) and _same_in_word(b), soft_same=soft_same)
 
@@ -1175,7 +1176,8 @@ def attention_coords(layer: AttentionLayer, coords: dict, first: int, facts: lis
                                 harmonic=None if contrib.harmonic is None else
                                 (contrib.harmonic[0] | {Fraction(0)}, contrib.harmonic[1]))
             at_bos = _bos_row_output(fact.head.visible, first, val)
-            contrib = replace(contrib, at_bos=bos_row.get(out) if at_bos is None else at_bos,
+            at_bos, bos_fin = (at_bos, None) if at_bos is not None else _bos_value_or_set(bos_row.get(out))
+            contrib = replace(contrib, at_bos=at_bos, bos_fin=bos_fin,
                               bound=_bos_bound(fact.head, coords, first),
                               hull=_mean_hull(value_hull(val), may_be_empty(fact.head.visible)),
                               same_in_word=same, soft_same=alike)
@@ -1663,13 +1665,14 @@ def never_tie(delta: Fraction, pe: Expr, visible: str, first: int) -> bool:
     """Whether two visible keys j, j' can never have P(j') − P(j) = delta ≠ 0 (for every n ≥ 1), proved
     exactly: P affine in the position with a constant slope s and delta/s not an integer (L-maxima-classes (d):
     a step of s between keys never makes delta); or every |P(j) − P(j')| below |delta| (:func:`spread_below`,
-    (b), (c)); or difference quotients all larger than |delta| (:func:`_steps_exceed`, (e))."""
+    (b), (c)); or difference quotients all larger than |delta| (:func:`_quotient_signs`, (e): P = j² at first = 1
+    moves by j + k ≥ 3 per key)."""
     line = affine_in(pe, "i")
     if line is not None:
         steps = simplified(BinOp("/", Num(delta), line[0]))
         if isinstance(steps, Num) and steps.value.denominator != 1:
             return True  # P(j) − P(j') = σ·(j − j') with σ free of n: δ/σ must be an integer j − j'
-    return spread_below(delta, pe, visible, first) or _steps_exceed(delta, pe, first)
+    return spread_below(delta, pe, visible, first) or bool(_quotient_signs(delta, pe, first))
 
 
 def spread_below(delta: Fraction, pe: Expr, visible: str, first: int) -> bool:
@@ -1689,12 +1692,6 @@ def spread_below(delta: Fraction, pe: Expr, visible: str, first: int) -> bool:
             return all(_holds(BinOp("-", BinOp("*", Num(abs(delta) * sign), e), Num(Fraction(1))), strict=False)
                        for e in ends)
     return False
-
-
-def _steps_exceed(delta: Fraction, pe: Expr, first: int) -> bool:
-    """L-maxima-classes (e): P(j) − P(k) = (j − k)·N/D with |N/D| > |delta| at every two key positions j ≠ k ≥
-    ``first`` (n ≥ 1), so no two keys are delta apart (e.g. P = j² at first = 1: N/D = j + k ≥ 3)."""
-    return bool(_quotient_signs(delta, pe, first))
 
 
 def _quotient_signs(delta: Fraction, pe: Expr, first: int) -> set:
@@ -1737,6 +1734,18 @@ def _one_per_level_means(levels: dict, apart: set, width: int) -> frozenset | No
     return frozenset(tuple(x / count for x in total) for total, count, _ in states if count)
 
 
+def _bos_value_or_set(values: frozenset | None) -> tuple:
+    """(at_bos, bos_fin): one BOS-row value as at_bos, several as the set bos_fin."""
+    if not values:
+        return None, None
+    return (next(iter(values)), None) if len(values) == 1 else (None, values)
+
+
+def bos_values(c: Coord) -> frozenset | None:
+    """The values a coordinate may hold at the BOS row (None: not known)."""
+    return frozenset({c.at_bos}) if c.at_bos is not None else c.bos_fin
+
+
 def _bos_row_output(visible: str, first: int, val: Coord) -> Fraction | None:
     """The head's hard output at the BOS row: it sees no key under j<i (adds 0) and only itself under j<=i."""
     if first != 0:
@@ -1745,9 +1754,9 @@ def _bos_row_output(visible: str, first: int, val: Coord) -> Fraction | None:
 
 
 def _bos_row_means(head: Head, coords: dict, joint: Joint | None, first: int) -> dict:
-    """out dim → the hard output of an average head seeing every key at the BOS row, when its maxima carry one
-    value there: L-maxima-classes at the BOS row's own query values, its own key (the BOS key, of a known class)
-    visible (:func:`_query_means`); {} when not known."""
+    """out dim → the hard outputs an average head seeing every key may have at the BOS row (a finite set): the
+    means of the levels that may be maximal there, L-maxima-classes at the BOS row's own query values, its own
+    key (the BOS key, of a known class) visible (:func:`_query_means`); {} when not known."""
     if first != 0 or head.visible not in ("all", "j>=i") or head.hard != "average":
         return {}
     table = _query_table(head, coords, joint, one_query=True)
@@ -1759,9 +1768,9 @@ def _bos_row_means(head: Head, coords: dict, joint: Joint | None, first: int) ->
     if None in q.values() or len(own) != 1:
         return {}
     found = _query_means(head, coords, first, table, q, own[0])
-    if found is None or found[1] or len(found[0]) != 1:
+    if found is None or found[1] or not found[0]:
         return {}
-    return dict(zip(outs, next(iter(found[0]))))
+    return {o: frozenset(v[t] for v in found[0]) for t, o in enumerate(outs)}
 
 
 def _noisy_outputs(fact: HeadFact, coords: dict, joint: Joint | None, first: int) -> tuple[dict, dict]:
@@ -2165,11 +2174,13 @@ def ffn_coords(layer: FFNLayer, coords: dict, fact: FFNFact, first: int) -> dict
         for d in outs:
             new[d] = Coord(fin=spread[d][0], grid=Num(Fraction(_den_lcm(spread[d][0])))) if not spread[d][1] \
                 else Coord(harmonic=spread[d])
-    if all(coords[d].at_bos is not None for d in fact.dims):  # the BOS row's inputs are known: so is its output
-        bos = (tuple(coords[d].at_bos for d in fact.dims),)
+    parts = [bos_values(coords[d]) for d in fact.dims]
+    if None not in parts and _product_fits(parts):  # the BOS row's inputs are known (finitely): so is its output
+        bos = tuple(itertools.product(*(sorted(p) for p in parts)))
         at_bos = _ffn_values(layer, fact.dims, bos, _pre(layer, list(fact.dims), bos), outs)
         for d in outs:
-            new[d] = replace(new[d], at_bos=next(iter(at_bos[d])))
+            value, values = _bos_value_or_set(frozenset(at_bos[d]))
+            new[d] = replace(new[d], at_bos=value, bos_fin=values)
     for d in outs:
         if new[d].fin is None and new[d].harmonic is None and (apart := _relu_apart(layer, coords, d)) is not None:
             new[d] = replace(new[d], apart=apart)
