@@ -293,6 +293,8 @@ def test_value_sets_of_average_heads_hold_on_outside_models():
     assert sum(_rows_within_value_sets(data) for data in drawn) > 0
     assert sum(_rows_within_value_sets(_bos_like_a_symbol(data)) for data in drawn if data["bos"]) > 0
     for path in sorted((Path(__file__).parent / "fixtures" / "outside").glob("*.json")):
+        if path.stem == "first-row-lattice-failing-later":
+            continue  # its lattice fails at every length (so no value set is claimed): L-first-row-exact certifies it
         assert _rows_within_value_sets(json.loads(path.read_text())) > 0, path.stem
 
 
