@@ -35,7 +35,7 @@ import mpmath
 from .errors import ExprError
 from .evaluate import first_argmax, float_run, format_value, hard_run, soft_run, visible_keys
 from .expr import Expr, eval_exact, parse_expr
-from .model import Model, dims_written
+from .model import Model, dims_written, format_word
 
 
 @dataclass(frozen=True)
@@ -164,7 +164,7 @@ class _Plan:
     def check_word(self, word: tuple, soft: bool) -> int:
         n = len(word)
         run = hard_run(self.model, word)
-        text = " ".join(word) if any(len(s) > 1 for s in self.model.alphabet) else "".join(word)
+        text = format_word(self.model, word)
         first = run.first_position
         checks = 0
 
@@ -349,7 +349,7 @@ def _audit_exhaustive(cert: dict, model: Model, max_len, cfg: AuditConfig, progr
     for word in words_to_audit(model, claim["n_min"], claim["n_max"], max_len, cfg):
         item = by_n[len(word)]
         run = hard_run(model, word)
-        text = " ".join(word) if any(len(s) > 1 for s in model.alphabet) else "".join(word)
+        text = format_word(model, word)
         positions = [run.first_position + r for r in run.output_rows]
         margin = Fraction(item["margin_lower"])
         if margin:
@@ -388,7 +388,7 @@ def _audit_first_row(cert: dict, model: Model, tau: Expr, max_len, cfg: AuditCon
     words = checks = 0
     for word in words_to_audit(model, claim["n_min"], claim["n_max"], max_len, cfg):
         run = hard_run(model, word)
-        text = " ".join(word) if any(len(s) > 1 for s in model.alphabet) else "".join(word)
+        text = format_word(model, word)
         r = row - run.first_position
         y = run.outputs[run.output_rows.index(r)]
         clear = _top_two(y)[0] - _top_two(y)[1] if argmax else abs(y - model.output.threshold)

@@ -137,7 +137,7 @@ def _screened_short_words(model: Model, n_lo: int, n_hi: int, cfg: RefuteConfig)
     """Every word of the shortest lengths (``tie_exhaustive`` in all) whose float outputs come within the batch
     screen's ``apart`` of θ, shortest first.  Why: the exact evaluator costs milliseconds a word, so on a slow
     machine the wall-clock cap ended the search before length 7 (the CI run of 287ba0e missed the leak of
-    tie-among-exact-ties.json at 'acababb'); numpy decides the thousands of clear words at once, and only the
+    tie-among-exact-ties.json at 'aaacbbb'); numpy decides the thousands of clear words at once, and only the
     near-ties are run exactly (the exact run, not the screen, decides which words are on θ)."""
     budget, n = cfg.tie_exhaustive, n_lo
     top = n_hi if model.max_length is None else min(n_hi, model.max_length)

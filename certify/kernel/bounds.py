@@ -31,8 +31,8 @@ from ..expr import BinOp, Expr, Log, Num, eval_ball
 from ..model import AttentionLayer, Model
 from .polyid import ball_of, integer_polynomial, simplified, univariate
 from .rounding_error import FloatFormat, RoundingFailure
-from .structure import (HeadFact, Structure, argmax_gap, first_row_outputs, first_row_soft_exact, first_row_values,
-                        harmonic_distance, span_margin)
+from .structure import (HeadFact, Structure, argmax_gap, bos_values, first_row_outputs, first_row_soft_exact,
+                        first_row_values, harmonic_distance, span_margin)
 
 PRECISION_BITS = 128
 GAP_HALVINGS = 6  # a wide box's γ/τ is re-bounded on at most 2^6 pieces (:func:`_gap_over_tau`)
@@ -556,10 +556,8 @@ def _margin(coord, rng, threshold: Fraction, at_bos: bool = False, facts: dict |
     θ = hard, not above it) — so only the rows that may be inexact need the margin: min |v − θ| over
     exact_unless (0 when θ is listed); with spans, only over the rows their side does not decide (L-one-sided).  ``at_bos``: the output is read at the BOS row only, whose hard
     value is ``coord.at_bos`` when known."""
-    if at_bos and coord.at_bos is not None:
-        return q_ball(abs(coord.at_bos - threshold))
-    if at_bos and coord.bos_fin:  # the BOS row's values, finitely many (L-maxima-classes at its query)
-        return q_ball(min(abs(v - threshold) for v in coord.bos_fin))
+    if at_bos and (values := bos_values(coord)):  # the BOS row's value, or its finitely many values
+        return q_ball(min(abs(v - threshold) for v in values))
     every = _hard_margin(coord, rng, threshold, facts or {})
     spans = span_margin(coord, threshold) if exact_rows else None
     if spans is not None:  # only rows not decided by their side need it (L-one-sided)
