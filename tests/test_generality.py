@@ -23,7 +23,7 @@ from certify.certifier import CertifyConfig, certify, certify_first_row
 from certify.kernel.checker import CheckFailure, check
 from certify.evaluate import hard_run, soft_run
 from certify.expr import eval_exact, parse_expr
-from certify.kernel.structure import analyse, first_row_soft_exact, first_row_values, maxima_outputs
+from certify.kernel.structure import analyse, first_row_soft_exact, first_row_values, harmonic_distance, maxima_outputs
 from certify.model import load_model, model_from_dict
 from outside_models import edited_model, random_model, simulable, split_head
 from soundness import assert_certificate_holds, rule_sweep, words_up_to
@@ -293,8 +293,8 @@ def test_value_sets_of_average_heads_hold_on_outside_models():
     assert sum(_rows_within_value_sets(data) for data in drawn) > 0
     assert sum(_rows_within_value_sets(_bos_like_a_symbol(data)) for data in drawn if data["bos"]) > 0
     for path in sorted((Path(__file__).parent / "fixtures" / "outside").glob("*.json")):
-        if path.stem == "first-row-lattice-failing-later":
-            continue  # its lattice fails at every length (so no value set is claimed): L-first-row-exact certifies it
+        if path.stem == "first-row-only":
+            continue  # h1 has no gap bound (so no value set is claimed): only L-first-row-exact certifies it
         assert _rows_within_value_sets(json.loads(path.read_text())) > 0, path.stem
 
 
@@ -508,13 +508,15 @@ def test_the_bos_row_output_when_the_query_dim_is_known_only_by_its_hull():
 
 
 def test_the_output_read_at_the_first_row_of_causal_heads_is_exact_whatever_the_later_rows():
-    """Drawn model (seed 19 bounded, 15th).  The output is read at the BOS row and h0 sees j ≤ i, so that row sees
-    only its own key (weight 1): soft = hard there for every τ and n (L-first-row-exact).  The bounds fail on
-    h0's lattice at later rows, which the output never reads, so only the first-row certificate holds: no head
-    facts, τ = 1, error 0, the margin from the first row's hard outputs, re-decided by the checker and audited
-    stream by stream.  Controls: read at the last row the model is not certified; a head that sees every key
-    makes the checker refuse the same certificate; a tampered margin is refused."""
-    path = ROOT / "tests" / "fixtures" / "outside" / "first-row-lattice-failing-later.json"
+    """The output is read at the BOS row and both heads see j ≤ i, so that row sees only its own key (weight 1):
+    soft = hard there for every τ and n (L-first-row-exact).  h1's query w0, a uniform mean of 1/(j + 1), has no
+    known grid, so the bounds find no gap for h1 at later rows, which the output never reads: only the first-row
+    certificate holds: no head facts, τ = 1, error 0, the margin from the first row's hard outputs, re-decided by
+    the checker and audited stream by stream.  Controls: read at the last row the model is not certified; a head
+    that sees every key makes the checker refuse the same certificate; a tampered margin is refused.
+    (Until L-tiebreak's modulus had to be proved apart before it was proposed, seed 19 bounded's 15th model,
+    ``first-row-lattice-failing-later.json``, served here; its head now takes the lattice rule.)"""
+    path = ROOT / "tests" / "fixtures" / "outside" / "first-row-only.json"
     model = load_model(path)
     outcome = _certified_checked_audited(model)
     cert = outcome.certificate
@@ -1362,3 +1364,53 @@ def test_the_bos_row_output_of_a_head_seeing_every_key_from_its_own_query():
     control = model_from_dict(data)
     assert analyse(control).coords[3]["w1"].at_bos is None
     assert hard_run(control, ("c",)).outputs == (Fraction(1, 2),)
+
+
+@pytest.mark.parametrize("stem", ["per-query-position-step", "modulus-equal-to-key-distance"])
+def test_a_tiebreak_modulus_not_proved_apart_leaves_the_head_to_the_lattice(stem):
+    """Drawn models (seed 20 bounded, 6th; seed 22 bounded, 9th).  L-tiebreak needs score/A ≡ ±j modulo an integer
+    M(n) above the key distance on every row; here M = 2 (the query's own position step 3/(2n) is not A's 1/(2n))
+    or M = n against a key distance of n at the last row.  The rule used to be proposed and then failed in every
+    box ("the modulus M(n) is not certainly above the key distance"), ending the search; it is now proposed only
+    when |M| > the key distance is proved for every n, so the lattice rule (L-gap) certifies both heads.
+    Control: the shipped models keep their L-tiebreak heads (the certificate comparison in benchmarks/) and a
+    distinct head's modulus is still checked in each box."""
+    model = load_model(ROOT / "tests" / "fixtures" / "outside" / f"{stem}.json")
+    outcome = _certified_checked_audited(model)
+    heads = outcome.certificate["analysis"]["heads"]
+    assert [h["kind"] for h in heads] == ["gap"] and "L-gap" in heads[0]["lemma"]
+
+
+def test_a_query_factor_known_as_a_bos_level_family_bounds_the_gap_by_its_least_non_zero_value():
+    """Drawn model (seed 21 bounded, 17th).  h0 averages t_a under scores t_b over j < i, so w0 is 0 (a b was seen)
+    or 1 − 1/k (the BOS key and k − 1 a's tie: the family v + d/k of L-bos-level).  h2 scores −w0·t_b + t_b·t_b/2,
+    one query factor w = t_b/2 − w0 against the key t_b: every non-zero gap is ≥ min |w| over w ≠ 0, which over the
+    families 1/2 − 1 + 1/k and −1 + 1/k (k ≥ 1) is 1/6 (k = 3; w = 0 at k = 2 and k = 1 is a uniform row, exact).
+    Recorded as the fact gamma_min_of = [1/6], audited on every word ≤ 7.  Control: a family tending to 0
+    (w = d/k) has no least non-zero value, and such a query gives no gap."""
+    model = load_model(ROOT / "tests" / "fixtures" / "outside" / "harmonic-query-factor.json")
+    outcome = _certified_checked_audited(model)
+    h2 = next(h for h in outcome.certificate["analysis"]["heads"] if h["head"] == "h2")
+    assert h2["kind"] == "gap" and h2["query"] == "harmonic" and "L-bos-level" in h2["lemma"]
+    gap = next(f for f in outcome.certificate["facts"]["heads"] if f.get("head") == "h2")
+    assert [eval_exact(parse_expr(g, ("n",)), {"n": 7}) for g in gap["statements"][0]["gamma_min_of"]] == [Fraction(1, 6)]
+    assert harmonic_distance((frozenset(), frozenset({(Fraction(0), Fraction(1))})), Fraction(0), off=True) == 0
+    data = json.loads((ROOT / "tests" / "fixtures" / "outside" / "harmonic-query-factor.json").read_text())
+    data["layers"][2]["heads"][0]["score"] = [["w0", "t_b", -1], ["one", "t_b", 1]]  # w = 1 − w0: 1 or 1/k
+    outcome = certify(model_from_dict(data), 1, 10 ** 6, cfg=CertifyConfig(refute=False))
+    assert outcome.verdict == "not proved" and any("'h2'" in b for b in outcome.blockers)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_least_non_zero_distance_of_a_family_is_its_infimum(seed):
+    """harmonic_distance(…, off=True) against enumeration: the least |v + d/k − θ| over k with v + d/k ≠ θ, or the
+    limit |v − θ| (L-bos-level (b): k ↦ v + d/k is monotone)."""
+    rng = random.Random(seed)
+    for _ in range(200):
+        v, d = Fraction(rng.randint(-6, 6), rng.randint(1, 4)), Fraction(rng.choice([-1, 1]) * rng.randint(1, 9), rng.randint(1, 4))
+        theta = rng.choice([Fraction(0), v + d / rng.randint(1, 12), Fraction(rng.randint(-40, 40), rng.randint(1, 12))])
+        points = frozenset(Fraction(rng.randint(-8, 8), rng.randint(1, 3)) for _ in range(rng.randint(0, 2))) | {theta}
+        found = harmonic_distance((points, frozenset({(v, d)})), theta, off=True)
+        enumerated = min([abs(v + d / k - theta) for k in range(1, 3000) if v + d / k != theta]
+                         + [abs(p - theta) for p in points if p != theta])
+        assert found <= enumerated and (found == enumerated or found == abs(v - theta))

@@ -63,7 +63,8 @@ def head_record(fact: HeadFact, render=to_text) -> dict:
         record.update({"delta_key": render(fact.delta_key), "homogeneous": fact.homogeneous,
                        **({"special_key": {"gammas": [_text(g) for g in fact.gammas], "rungs_agree": fact.rungs_agree}}
                           if fact.special else {}),
-                       "query": "constant" if fact.query_coord is None else "grid-or-finite",
+                       "query": "constant" if fact.query_coord is None else
+                       "harmonic" if fact.query_coord.fin is None and fact.query_coord.harmonic is not None else "grid-or-finite",
                        **({} if fact.level_size is None else {"level_size": fact.level_size})})
     if fact.class_gap is not None:
         record["class_gap"] = str(fact.class_gap)

@@ -379,9 +379,11 @@ def _scaled(src: Coord, coef: Fraction) -> Coord:
         units = simplified(BinOp("*", src.pe, src.grid))
         if isinstance(units, Num):
             grid, offset = src.grid, (coef * units.value) % 1
+    harmonic = None if src.harmonic is None else (_scale(src.harmonic[0], coef),
+                                                  frozenset((coef * v, coef * d) for v, d in src.harmonic[1]))
     return Coord(fin=_scale(src.fin, coef), rest=_scale(src.rest, coef),
                  at_bos=None if src.at_bos is None else coef * src.at_bos, grid=grid, offset=offset,
-                 hull=None if src.fin is not None else _hull_scaled(value_hull(src), coef))
+                 harmonic=harmonic, hull=None if src.fin is not None else _hull_scaled(value_hull(src), coef))
 
 
 def _combination(terms, coords: dict, start: Coord | None = None) -> Coord:
@@ -669,7 +671,7 @@ def _distinct(layer: int, head: Head, coords: dict, first: int) -> HeadFact | No
         if integer_polynomial(modulus, ("i", "n")) and all(
                 integer_polynomial(BinOp("/", u, modulus), ("i", "n")) for u in units):
             ends = apart_ends(modulus, head.visible, first)
-            if ends:
+            if any(_holds(lo) and _holds(hi) for lo, hi in ends):
                 return HeadFact(layer, head, "distinct", step=row_free, modulus=modulus, modulus_ends=ends,
                                 homogeneous=True,
                                 lemma="L-tiebreak (score/|A(n)| ≡ ±j modulo M(n) > key distance: all scores "
@@ -828,6 +830,17 @@ def _gap(layer: int, head: Head, coords: dict, queries: list, qconst: list, firs
                                          or _nonzero_row_constant(query))
     keyed = _key_delta(head, coords, terms)
     bound = None if query is None else query_bound(query)
+    if keyed is not None and query is not None and query.fin is None and bound is None and query.harmonic is not None:
+        # a query factor v + d/k (a mean over a BOS level, L-bos-level): its least non-zero |w| is exact
+        least = harmonic_distance(query.harmonic, Fraction(0), off=True)
+        if least > 0:
+            delta, same_values = keyed
+            zero = Fraction(0) in query.harmonic[0] or any(
+                v == d == 0 or v != 0 and (-d / v).denominator == 1 and -d / v >= 1 for v, d in query.harmonic[1])
+            return HeadFact(layer, head, "gap", delta_key=delta, query_coord=query,
+                            homogeneous=not zero and same_values, gammas=(simplified(BinOp("*", Num(least), delta)),),
+                            lemma="L-gap (non-zero gaps ≥ min|w_i|·min ΔK; L-bos-level (b): the least non-zero |w| "
+                                  "over the family v + d/k)")
     if keyed is not None and (constant or query is not None and (query.fin is not None or bound is not None)):
         delta, same_values = keyed
         ends = ()
@@ -1549,19 +1562,21 @@ def _maxima_one_value(head: Head, coords: dict, joint: Joint | None, first: int)
     return True
 
 
-def harmonic_distance(spread: tuple, threshold: Fraction) -> Fraction:
-    """inf |y − θ| over y ∈ points ∪ {v + d/k : k ≥ 1}: k ↦ v + d/k is monotone, so per family the
-    infimum is at k = 1, at the integers next to the crossing k* = d/(θ − v), or the limit |v − θ|."""
+def harmonic_distance(spread: tuple, threshold: Fraction, off: bool = False) -> Fraction:
+    """inf |y − θ| over y ∈ points ∪ {v + d/k : k ≥ 1} (``off``: over the y ≠ θ only): k ↦ v + d/k is monotone
+    (L-bos-level (b)), so per family the infimum is at k = 1, at the integers next to the crossing
+    k* = d/(θ − v) (k* ± 1 when y = θ there and ``off``), or the limit |v − θ|."""
     points, families = spread
-    best = [abs(p - threshold) for p in points]
+    best = [abs(p - threshold) for p in points if not (off and p == threshold)]
     for v, d in families:
         best.append(abs(v - threshold))
         ks = {1}
         if threshold != v and d / (threshold - v) >= 1:
             star = d / (threshold - v)
-            ks |= {star.numerator // star.denominator, -(-star.numerator // star.denominator)}
-        best.extend(abs(v + d / k - threshold) for k in ks if k >= 1)
-    return min(best)
+            low, high = star.numerator // star.denominator, -(-star.numerator // star.denominator)
+            ks |= {low, high} | ({low - 1, high + 1} if off else set())
+        best.extend(y for y in (abs(v + d / k - threshold) for k in ks if k >= 1) if not (off and y == 0))
+    return min(best, default=Fraction(0))
 
 
 def _bos_only(classes: list, fdims: list, coords: dict) -> set:
