@@ -6,7 +6,8 @@ checked on words by the exact and the 60-digit soft evaluators.
 Draws COUNT models with ``tests/outside_models.random_model`` (bounded and unbounded PE alternating; with BOS,
 also the variant whose BOS key shares a symbol's class) and checks, on words up to length 6 (value sets and
 joint rows, at the lengths whose box conditions hold) and on 25 words (exact rows, spans, soft-same and
-same-in-word claims at τ = 1/(4n²)), what ``test_generality._rows_within_value_sets`` and ``_exact_rows_hold``
+same-in-word claims at τ = 1/(4n²); the analysis with L-nearest-level at τ = 1/(8n), its sides at the
+lengths where τ meets their conditions), what ``test_generality._rows_within_value_sets`` and ``_exact_rows_hold``
 check.  Prints each failing model (written to ``campaign-SEED-K.json``) and the number of checks; exit status 1
 on any failure.
 """
@@ -32,6 +33,7 @@ def main(argv=None) -> int:
         for variant in [data, _bos_like_a_symbol(data)] if data["bos"] else [data]:
             try:
                 checked += _rows_within_value_sets(variant, 6) + _exact_rows_hold(variant, "1/(4*n^2)", words=25)
+                checked += _exact_rows_hold(variant, "1/(8*n)", words=25, nearest=True)  # L-nearest-level's sides
             except AssertionError as e:
                 failed += 1
                 print("FAIL", k, str(e)[:300], flush=True)

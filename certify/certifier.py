@@ -249,7 +249,8 @@ def certify(model: Model, n_min: int, n_max: int | str, tau: Expr | None = None,
 
 def _certify_model(model: Model, n_min: int, n_max: int | str, tau: Expr | None, cfg: CertifyConfig,
                    progress: Progress, derive: bool, st: Structure | None) -> Outcome:
-    """:func:`certify` by the kernel's analysis and bounds: the plain analysis, then with L-ffn-absorb."""
+    """:func:`certify` by the kernel's analysis and bounds: the plain analysis, then with L-ffn-absorb, then with
+    L-nearest-level too (each asks the boxes to confirm more: radii, conditions on τ)."""
     try:
         plain = analyse(model) if st is None else st
     except Unsupported as exc:
@@ -265,6 +266,14 @@ def _certify_model(model: Model, n_min: int, n_max: int | str, tau: Expr | None,
         second = _certify(model, absorbing, n_min, n_max, tau, replace(cfg, refute=False), progress, derive)
         if second.verdict == "certified":
             return second
+    try:
+        nearest = analyse(model, absorb=True, nearest=True)
+    except Unsupported:
+        return outcome
+    if not model.output.argmax and nearest.coords[-1][model.output.dim].needs:
+        third = _certify(model, nearest, n_min, n_max, tau, replace(cfg, refute=False), progress, derive)
+        if third.verdict == "certified":
+            return third
     return outcome
 
 

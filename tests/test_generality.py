@@ -700,23 +700,34 @@ def test_a_key_dim_the_query_weighs_by_zero_does_not_hide_exact_rows():
     assert checked > 100
 
 
-def _exact_rows_hold(data: dict, tau: str, words: int = 40) -> int:
+def _exact_rows_hold(data: dict, tau: str, words: int = 40, nearest: bool = False, tally: dict | None = None) -> int:
     """At every row whose hard value of a dim lies off that dim's ``exact_unless`` (or in ``exact_at``, or in none
     of its ``spans``), soft = hard to 40 digits (60-digit mpmath at ``tau``); at rows the dim claims soft ≤ hard
     (spans of side −1) or soft ≥ hard (side +1), that side: the facts the margin and the FFN error rely on, on
     the first ``words`` words; a dim claimed one soft value in a word (``soft_same``), that, and one hard value
-    (``same_in_word``), that."""
+    (``same_in_word``), that.  ``nearest``: the analysis with L-nearest-level, whose sides are claimed only at
+    lengths where τ(n) meets every side condition e^{g/τ} ≥ (n + 1)·r (checked here in 60-digit mpmath); ``tally``
+    counts those conditioned sides checked ("conditioned")."""
     from certify.kernel.structure import Unsupported
 
     model = model_from_dict(data)
     try:
-        st = analyse(model)
+        st = analyse(model, absorb=nearest, nearest=nearest)
     except Unsupported:
         return 0
+    schedule = parse_expr(tau, variables=("n",))
 
-    def side(c, v):  # 0: exact, ±1: soft − hard has that sign (or is 0), None: no claim
+    def met(c, n):  # every side condition of c holds at this length (with room: the check is in floating point)
+        with mpmath.workdps(60):
+            t = mpmath.mpf(eval_exact(schedule, {"n": n}).numerator) / eval_exact(schedule, {"n": n}).denominator
+            return all(mpmath.mpf(g.numerator) / g.denominator / t > mpmath.log((n + 1) * mpmath.mpf(r.numerator) / r.denominator) + 1
+                       for g, r in c.needs)
+
+    def side(c, v, n):  # 0: exact, ±1: soft − hard has that sign (or is 0), None: no claim
         if c.exact_unless is not None and v not in c.exact_unless or v in c.exact_at:
             return 0
+        if c.needs and not met(c, n):
+            return None if c.spans and any(lo <= v <= hi for lo, hi, _ in c.spans) else 0
         if c.spans:
             sides = {s for lo, hi, s in c.spans if lo <= v <= hi}
             if not sides:
@@ -730,12 +741,11 @@ def _exact_rows_hold(data: dict, tau: str, words: int = 40) -> int:
     if not claims and not alike and not same:
         return 0
     checked = 0
-    schedule = parse_expr(tau, variables=("n",))
     for word in list(words_up_to(model.alphabet, 1, 5, budget=words, random_words=4, random_max=14, seed=2)):
         hard, soft = hard_run(model, word), soft_run(model, word, schedule, dps=60)
         for k, col, c in claims:
             for h, s in zip(hard.streams[k], soft.streams[k]):
-                claim = side(c, h[col])
+                claim = side(c, h[col], len(word))
                 if claim is None:
                     continue
                 with mpmath.workdps(60):
@@ -743,6 +753,8 @@ def _exact_rows_hold(data: dict, tau: str, words: int = 40) -> int:
                 assert (abs(diff) if claim == 0 else -claim * diff) < mpmath.mpf(10) ** -40, \
                     (data["name"], k, model.dims[col], word, claim)
                 checked += 1
+                if tally is not None and claim and c.needs:
+                    tally["conditioned"] = tally.get("conditioned", 0) + 1
         for k, col in alike:  # L-word-constant (d): one soft value at every row
             values = [s[col] for s in soft.streams[k]]
             assert max(values) - min(values) < mpmath.mpf(10) ** -40, (data["name"], k, model.dims[col], word, "soft same")
@@ -1414,3 +1426,51 @@ def test_the_least_non_zero_distance_of_a_family_is_its_infimum(seed):
         enumerated = min([abs(v + d / k - theta) for k in range(1, 3000) if v + d / k != theta]
                          + [abs(p - theta) for p in points if p != theta])
         assert found <= enumerated and (found == enumerated or found == abs(v - theta))
+
+
+def test_the_always_visible_bos_key_nearest_below_decides_the_side_of_the_leak_for_small_tau():
+    """Drawn model (seed 22 bounded, 39th).  A query a scores keys −(−1)^j + t_a(j) + t_bos(j)/2: the a's at odd j on
+    top, then the b's and c's at odd j (score 1), the a's at even j (0), the BOS key (−1/2, value 0) and the b's and
+    c's at even j (−1).  When no a sits at an odd j, the maxima average t_b over the odd b's and c's: any μ in
+    [0, 1], 3/8 at eight of them with three b's, which the rounding FFNs send exactly onto θ.  Below them the even
+    b's carry 1 > μ, so L-one-sided leaves the side open; but they lie 2 below, BOS only 3/2 below with 0 < μ:
+    for μ ≥ c = 1/16, e^{(1/2)/τ} ≥ (n + 1)·15 makes soft ≤ hard (L-nearest-level), which every box checks.
+    The recorded side_conditions are audited through the spans on every word ≤ 7 and on the word that puts 3/8
+    on θ.  Controls: at τ = 1/5 a box refuses the condition (and soft really crosses θ on that word there); with the
+    BOS key moved below the even b's (−3/2) the rule does not apply and the model is not proved; a tampered
+    condition is refused by the checker; the condition is checked box by box, so --nmax inf is not proved."""
+    from certify.kernel.bounds import BoxFailure, analyse_box
+    model = load_model(ROOT / "tests" / "fixtures" / "outside" / "nearest-level-bos-decides.json")
+    outcome = _certified_checked_audited(model)
+    spans = [c["noisy_spans"] for c in outcome.certificate["facts"]["coords"] if "noisy_spans" in c]
+    assert spans and all(s["side_conditions"] == [["1/2", "15"]] and s["side_lemma"] == "L-nearest-level" for s in spans)
+    on_theta = list("bbbbbbcbcbcbcbcba")  # odd positions b b b c c c c c (μ = 3/8), even ones b, then the query a
+    assert hard_run(model, on_theta).outputs[-1] == Fraction(1, 2)
+    assert assert_certificate_holds(model, outcome.certificate["claim"], [on_theta]) > 0
+    hot = soft_run(model, on_theta, Fraction(1, 5), dps=60)
+    assert hot.decisions[-1] and not hard_run(model, on_theta).decisions[-1]  # the leak's side flips at τ = 1/5
+    st = analyse(model, absorb=True, nearest=True)
+    with pytest.raises(BoxFailure, match="L-nearest-level"):
+        analyse_box(model, st, parse_expr("1/5", ("n",)), 1, 1)
+    data = json.loads((ROOT / "tests" / "fixtures" / "outside" / "nearest-level-bos-decides.json").read_text())
+    data["layers"][0]["heads"][0]["score"][3][2] = "-1/2"  # BOS at −3/2, below the even b's
+    assert certify(model_from_dict(data), 1, 10 ** 6, cfg=CertifyConfig(refute=False)).verdict == "not proved"
+    tampered = json.loads(json.dumps(outcome.certificate))
+    next(c for c in tampered["facts"]["coords"] if "noisy_spans" in c)["noisy_spans"]["side_conditions"] = [["1", "15"]]
+    with pytest.raises(CheckFailure, match="facts"):
+        check(tampered, model)
+    assert certify(model, 1, "inf", cfg=CertifyConfig(refute=False)).verdict == "not proved"
+
+
+def test_nearest_level_sides_hold_on_drawn_models_where_tau_meets_their_conditions():
+    """The analysis with L-nearest-level on drawn models (both PE families) and the fixture: every exact row, side
+    and span at τ = 1/(8n), the sides with conditions at the lengths where τ meets them (hot enough for a wrong
+    side to show above 10⁻⁴⁰).  A sweep that checks no conditioned side fails."""
+    rng = random.Random(29)
+    drawn = [random_model(rng, k, unbounded=k % 2 == 1) for k in range(12)]
+    path = ROOT / "tests" / "fixtures" / "outside" / "nearest-level-bos-decides.json"
+    tally: dict = {}
+    total = sum(_exact_rows_hold(data, "1/(8*n)", words=25, nearest=True, tally=tally) for data in drawn)
+    assert total > 0
+    assert _exact_rows_hold(json.loads(path.read_text()), "1/(8*n)", words=80, nearest=True, tally=tally) > 0
+    assert tally.get("conditioned", 0) > 0, tally

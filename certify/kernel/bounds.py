@@ -138,6 +138,10 @@ def _analyse_box(model: Model, st: Structure, tau_expr: Expr, lo: int, hi: int, 
                          _output_facts(coord, model.output.position, st.first, model.output.threshold, env),
                          exact_rows=fp is None)
         sided = fp is None and not every_row_exact and span_margin(coord, model.output.threshold) == (None, False)
+        for gap, ratio in coord.needs if fp is None else ():  # L-nearest-level: the sides of the spans need τ small
+            if not q_ball(gap) / tau - ((n + 1) * q_ball(ratio)).log() >= 0:
+                raise BoxFailure(f"for n in [{lo}, {hi}]: e^({gap}/τ) ≥ (n + 1)·{ratio} is not certain, which the "
+                                 f"sides of {o!r}'s noisy spans need (L-nearest-level)")
     first_exact = fp is None and first_row_soft_exact(model, st)
     if first_exact:
         e, margin = ZERO, first_row_margin(model, margin, n)

@@ -90,7 +90,11 @@ def check(cert: dict, model: Model) -> CheckResult:
             raise CheckFailure("claim.n_max", "a finite n_max (rounding bounds hold on boxes)", n_max)
     try:
         ffns = (cert.get("analysis") or {}).get("ffns") if isinstance(cert.get("analysis"), dict) else None
-        st = analyse(model, absorb=isinstance(ffns, list) and any(isinstance(f, dict) and "absorbs" in f for f in ffns))
+        facts = cert.get("facts") if isinstance(cert.get("facts"), dict) else {}
+        nearest = any(isinstance(c, dict) and isinstance(c.get("noisy_spans"), dict) and "side_conditions" in c["noisy_spans"]
+                      for c in facts.get("coords") or [])  # L-nearest-level: the analysis the certifier retried with
+        st = analyse(model, absorb=nearest or isinstance(ffns, list) and any(isinstance(f, dict) and "absorbs" in f
+                                                                              for f in ffns), nearest=nearest)
     except Unsupported as exc:
         raise CheckFailure("analysis", "a model the kernel can analyse", str(exc)) from None
     items = _check_heads(cert, st)

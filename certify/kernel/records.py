@@ -213,7 +213,9 @@ def _coord_record(c: Coord, written: bool) -> dict:
         entry["exact_unless"] = [str(v) for v in sorted(c.exact_unless)]
     if c.spans and written:
         entry["noisy_spans"] = {"spans": [[str(lo), str(hi), side] for lo, hi, side in sorted(c.spans)],
-                                "lemma": "L-one-sided"}
+                                "lemma": "L-one-sided",
+                                **({"side_conditions": [[str(g), str(r)] for g, r in c.needs],
+                                    "side_lemma": "L-nearest-level"} if c.needs else {})}
     if c.exact_at and written:
         entry["exact_at"] = {"values": [str(v) for v in sorted(c.exact_at)], "lemma": "L-extreme-exact"}
     return entry

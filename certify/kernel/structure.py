@@ -52,6 +52,7 @@ MAX_VERTEX_DEN = 8  # L-lookup: a vertex b with 2b = m/K is tried for K up to th
 EVENTUAL_SIGN_FROM = 64  # a ReLU input that is a function of n alone must keep one sign from some n below this
 MAX_VERTICES = 64  # L-value-classes: corners of the box of query dims known only by their hull
 MAX_MEANS = 256  # a bounded model's mean values are enumerated only up to this many (downstream products grow with it)
+NEAREST_SPLIT = 16  # L-nearest-level: a span from BOS's value b splits at b + (hi − b)/this (τ pays log(this))
 
 
 class Unsupported(Exception):
@@ -80,6 +81,8 @@ class Coord:
     # (lo, hi, side) spans holding the hard value of every row where soft may differ (L-one-sided): at a row whose
     # value lies in spans, soft ≤ hard when each of them has side −1, soft ≥ hard when each has +1; () unknown
     spans: frozenset | tuple = ()
+    # (g, r): the sides of spans hold only where e^{g/τ} ≥ (n + 1)·r, checked in every box (L-nearest-level)
+    needs: tuple = ()
     # the value lies in points ∪ {v + d/k : k = 1, 2, …} for a family (v, d) (L-bos-level); fin is then None
     harmonic: tuple[frozenset, frozenset] | None = None
     # (c, (L₁, …), s): the value is c(i, n) or s·(value − c) ≥ min |L_k(i, n)| > 0 (L-zero-or-apart); s = ±1
@@ -1144,10 +1147,10 @@ def _twins_merged(facts: list) -> list:
 
 
 def attention_coords(layer: AttentionLayer, coords: dict, first: int, facts: list,
-                     max_length: int | None = None, joint: Joint | None = None) -> dict:
+                     max_length: int | None = None, joint: Joint | None = None, nearest: bool = False) -> dict:
     new = dict(coords)
     for fact in _twins_merged(facts):
-        noisy, spans = _noisy_outputs(fact, coords, joint, first)
+        noisy, spans, needs = _noisy_outputs(fact, coords, joint, first, nearest)
         extremes = _exact_extremes(fact, coords, joint)
         # L-word-constant (d): every row sees every key with one score vector (its query dims one soft and one hard
         # value in the word), so one softmax row and one set of maxima: one soft and one hard output at every row
@@ -1200,7 +1203,8 @@ def attention_coords(layer: AttentionLayer, coords: dict, first: int, facts: lis
             at = extremes.get(out, frozenset()) if fresh else frozenset()
             if at and (unless is not None or summed.fin is not None):
                 unless, at = (summed.fin if unless is None else unless) - at, frozenset()
-            new[out] = replace(summed, exact_unless=unless, exact_at=at, spans=spans.get(out, ()) if fresh else ())
+            new[out] = replace(summed, exact_unless=unless, exact_at=at, spans=spans.get(out, ()) if fresh else (),
+                               needs=needs.get(out, ()) if fresh else ())
     return new
 
 
@@ -1788,10 +1792,10 @@ def _bos_row_means(head: Head, coords: dict, joint: Joint | None, first: int) ->
     return {o: frozenset(v[t] for v in found[0]) for t, o in enumerate(outs)}
 
 
-def _noisy_outputs(fact: HeadFact, coords: dict, joint: Joint | None, first: int) -> tuple[dict, dict]:
+def _noisy_outputs(fact: HeadFact, coords: dict, joint: Joint | None, first: int, nearest: bool = False) -> tuple:
     """(out dim → the values the head adds at rows where its soft output may differ from the hard one (None:
     not finitely many), out dim → spans (lo, hi, side) holding every such row's value, side −1: soft ≤ hard
-    there, +1: soft ≥ hard, 0: unknown).
+    there, +1: soft ≥ hard, 0: unknown, out dim → the conditions on τ those sides need (L-nearest-level)).
 
     With every score and value input exact, a row whose visible scores are all equal is exact
     under an average head (softmax of equal scores is the uniform average, for every τ). So, per
@@ -1817,11 +1821,11 @@ def _noisy_outputs(fact: HeadFact, coords: dict, joint: Joint | None, first: int
     loose = [d for d in loose if d not in only_key]
     if fact.kind == "unsupported" or any(d not in only_query or coords[d].exact_unless is None and not coords[d].exact_at
                                          for d in loose) or (loose or noisy_keys) and head.hard != "average":
-        return {}, {}
+        return {}, {}, {}
     if head.hard != "average":  # the hard output is one key's value; soft averages ties: no exact rows
-        return {o: c.fin for o, c in outs.items()}, {}
+        return {o: c.fin for o, c in outs.items()}, {}, {}
     if fact.kind == "uniform":  # equal hard scores; with a noisy query (a factor always 0, say) soft may differ
-        return ({}, {}) if loose else ({o: frozenset() for o in outs}, {})
+        return ({}, {}, {}) if loose else ({o: frozenset() for o in outs}, {}, {})
     qdims = sorted({q for q, _, _ in shadow})
     kdims = sorted({k for _, k, _ in shadow} | {v for _, v, _ in head.value})
     qrows = _joint_values(qdims, coords, joint)
@@ -1831,12 +1835,15 @@ def _noisy_outputs(fact: HeadFact, coords: dict, joint: Joint | None, first: int
         queries = _query_regions(qdims, shadow, kdims, krows, coords, joint)
         if queries is None:
             return (_scaled_position(shadow, outs, coords) if all(_exact_at(coords[d], Fraction(0)) for d in loose)
-                    else None) or fallback, {}
+                    else None) or fallback, {}, {}
     else:
         queries = [(dict(zip(qdims, qc)), None) for qc in qrows]
     table = _query_table(head, coords, joint) if krows is None else None
     noisy = {o: set() for o in outs}
     spans = {o: set() for o in outs}
+    needs: dict = {o: set() for o in outs}
+    # L-nearest-level: the BOS key, seen from every non-empty row, when every key dim's value there is known
+    bos_key = {d: coords[d].at_bos for d in kdims} if nearest and first == 0 and not (loose or noisy_keys) else {}
     mixed: set = set()  # out dims some level of several values writes: no finite noisy set
     for q, region in queries:
         # a noisy query: any output of q may be noisy; a region's representative stands for an open interval
@@ -1852,7 +1859,7 @@ def _noisy_outputs(fact: HeadFact, coords: dict, joint: Joint | None, first: int
                 continue  # the score ignores the key: every such row is uniform, hence exact
             tilt = _tilt(head, outs, q, region, shadow, loose, coords, kdims, krows)
             if tilt is None:
-                return fallback, {}
+                return fallback, {}, {}
             for o, span in tilt.items():  # the rows carry uniform means: no finite set
                 spans[o].add(span)
                 mixed.add(o)
@@ -1864,7 +1871,7 @@ def _noisy_outputs(fact: HeadFact, coords: dict, joint: Joint | None, first: int
         if kr is None:  # a position-embedded key dim: the rows carry the maxima's means for q
             means = _query_means(head, coords, first, table, q) if table is not None else None
             if means is None or means[1]:
-                return fallback, {}
+                return fallback, {}, {}
             for v in means[0]:
                 for o, x in zip(outs, v):
                     noisy[o].add(x)
@@ -1880,7 +1887,7 @@ def _noisy_outputs(fact: HeadFact, coords: dict, joint: Joint | None, first: int
             if s == low and not shaky:
                 continue
             if len(carried) != 1 and shaky:  # the maxima's weights among themselves move with the query's error
-                return fallback, {}
+                return fallback, {}, {}
             below = set().union(*(c for t, c in levels.items() if t < s))
             for m, o in enumerate(outs):
                 top, lower = {c[m] for c in carried}, {c[m] for c in below}
@@ -1888,11 +1895,43 @@ def _noisy_outputs(fact: HeadFact, coords: dict, joint: Joint | None, first: int
                     continue  # every key the row may see carries one value: exact (L-one-sided)
                 lo, hi = min(top), max(top)
                 side = -1 if all(x <= lo for x in lower) else 1 if all(x >= hi for x in lower) else 0
-                spans[o].add((lo, hi, side))
+                nearest = None if side or shaky or not bos_key or None in bos_key.values() else \
+                    _nearest_level(s, lo, hi, {t: {c[m] for c in cs} for t, cs in levels.items() if t < s},
+                                   sum((w * bos_key[b] for b, w in coef.items() if w), Fraction(0)),
+                                   _carried(head, outs, bos_key)[m])
+                if nearest is None:
+                    spans[o].add((lo, hi, side))
+                else:
+                    spans[o].update(nearest[0])
+                    needs[o].update(nearest[1])
                 if len(top) > 1:
                     mixed.add(o)
                 noisy[o].add(lo)
-    return {o: None if o in mixed else frozenset(v) for o, v in noisy.items()}, {o: frozenset(v) for o, v in spans.items()}
+    return ({o: None if o in mixed else frozenset(v) for o, v in noisy.items()}, {o: frozenset(v) for o, v in spans.items()},
+            {o: tuple(sorted(v)) for o, v in needs.items()})
+
+
+def _nearest_level(s: Fraction, lo: Fraction, hi: Fraction, below: dict, bos_score: Fraction, b: Fraction) -> tuple | None:
+    """L-nearest-level at a row whose maxima (score s) carry values in [lo, hi] and whose lower levels (score →
+    values) hold mixed sides: the BOS key (score bos_score < s, value b ≤ lo) pulls the mean down once every key
+    above the split c lies further below than BOS, (spans, needs) with needs (g₂ − g₁, r): e^{(g₂ − g₁)/τ} ≥
+    (n + 1)·r, checked in every box.  c = lo when b < lo, else b + (hi − b)/NEAREST_SPLIT and [lo, c] stays
+    undecided.  Mirrored for b ≥ hi (pulled up).  None when BOS is not below the maxima, b lies inside (lo, hi),
+    or a key across the split is not further below than BOS."""
+    if not bos_score < s or lo < b < hi or lo == hi == b:
+        return None
+    sign = -1 if b <= lo else 1  # −1: BOS below the maxima's values pulls down
+    c = (lo if b < lo else b + (hi - b) / NEAREST_SPLIT) if sign < 0 else (hi if b > hi else b - (b - lo) / NEAREST_SPLIT)
+    across = [(t, x) for t, xs in below.items() for x in xs if sign * (x - c) < 0]  # keys on the wrong side of c
+    if across and max(t for t, _ in across) >= bos_score:
+        return None
+    decided = (c, hi, -1) if sign < 0 else (lo, c, 1)
+    undecided = {(lo, c, 0)} if sign < 0 and c > lo else {(c, hi, 0)} if sign > 0 and c < hi else set()
+    if not across:
+        return {decided} | undecided, set()
+    far = max(t for t, _ in across)
+    worst = max(abs(x - c) for _, x in across)
+    return {decided} | undecided, {(bos_score - far, worst / abs(c - b))}
 
 
 def _tilt(head: Head, outs: tuple, q: dict, region, shadow: list, loose: list, coords: dict, kdims: list,
@@ -2209,9 +2248,10 @@ def ffn_coords(layer: FFNLayer, coords: dict, fact: FFNFact, first: int) -> dict
             new[d] = replace(new[d], exact_unless=frozenset(noisy[d]) if len(noisy[d]) <= MAX_FIN else None)
     for d in outs:
         if new[d].exact_unless != frozenset():
-            new[d] = replace(new[d], spans=_ffn_spans(layer, d, coords))
+            view = _one_input(layer, d, coords)
+            new[d] = replace(new[d], spans=_ffn_spans(layer, d, coords), needs=coords[view[0]].needs if view else ())
     for d, _, _ in fact.absorbs:  # exact at every row once the bounds show x's error ≤ r (bounds, tail)
-        new[d] = replace(new[d], exact_unless=frozenset(), spans=())
+        new[d] = replace(new[d], exact_unless=frozenset(), spans=(), needs=())
     for d in outs:  # a function of values that are one value in a word is one value there (L-word-constant (b))
         reads = {x for u in layer.units if any(e == d for e, _ in u.outputs) for x, _ in u.inputs} | {d}
         if all(_same_in_word(coords[x]) for x in reads):
@@ -2554,11 +2594,12 @@ def _ffn_row(layer: FFNLayer, x: dict, dims: tuple) -> tuple:
     return tuple(new[d] for d in dims)
 
 
-def analyse(model: Model, absorb: bool = False) -> Structure:
+def analyse(model: Model, absorb: bool = False, nearest: bool = False) -> Structure:
     """Run the abstract interpretation through every layer; :class:`Unsupported` naming every head
     that no rule covers (the analysis goes on past one, with nothing known of its outputs).  ``absorb``:
     FFNs flat around their noisy inputs claim exact outputs (L-ffn-absorb), which every box must then
-    confirm (input error ≤ r), so the certifier asks for it only when the plain analysis fails."""
+    confirm (input error ≤ r), so the certifier asks for it only when the plain analysis fails; so is ``nearest``
+    (L-nearest-level: sides of noisy spans that hold only for τ small enough, which every box must confirm)."""
     first = 0 if model.bos else 1
     coords, joint = {d: replace(c, soft=value_hull(c)) for d, c in embed_coords(model).items()}, embed_joint(model)
     history, joints = [coords], [joint]
@@ -2581,7 +2622,7 @@ def analyse(model: Model, absorb: bool = False) -> Structure:
                      else f for f in heads]
             facts.append(tuple(heads))
             coords_before = coords
-            coords = attention_coords(layer, coords, first, heads, model.max_length, joint)
+            coords = attention_coords(layer, coords, first, heads, model.max_length, joint, nearest)
             o = model.output.dim
             writers = [(f, o, Fraction(1)) for f in heads if any(d == o for d, _, _ in f.head.value)]
             if not model.output.argmax and coords_before[o].fin is not None and len(coords_before[o].fin) == 1 and \

@@ -323,6 +323,9 @@ class TailReport:
 
 def analyse_tail(model: Model, st: Structure, tau_expr: Expr, n0: int) -> TailReport:
     """The error recursion for every n ≥ N₀ at once; raises :class:`TailFailure` naming what grows."""
+    if not model.output.argmax and st.coords[-1][model.output.dim].needs:
+        raise TailFailure("the sides of the output's noisy spans need e^(g/τ) ≥ (n + 1)·r (L-nearest-level), which "
+                          "only boxes check")
     with ctx.workprec(PRECISION_BITS):
         try:
             return _walk(model, st, tau_expr, n0)
