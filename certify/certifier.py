@@ -249,8 +249,9 @@ def certify(model: Model, n_min: int, n_max: int | str, tau: Expr | None = None,
 
 def _certify_model(model: Model, n_min: int, n_max: int | str, tau: Expr | None, cfg: CertifyConfig,
                    progress: Progress, derive: bool, st: Structure | None) -> Outcome:
-    """:func:`certify` by the kernel's analysis and bounds: the plain analysis, then with L-ffn-absorb, then with
-    L-nearest-level too (each asks the boxes to confirm more: radii, conditions on τ)."""
+    """:func:`certify` by the kernel's analysis and bounds: the plain analysis, then with L-tiebreak only where
+    proved for every n, then with L-ffn-absorb, then with L-nearest-level too (each asks the boxes to confirm
+    more: radii, conditions on τ)."""
     try:
         plain = analyse(model) if st is None else st
     except Unsupported as exc:
@@ -258,6 +259,15 @@ def _certify_model(model: Model, n_min: int, n_max: int | str, tau: Expr | None,
     outcome = _certify(model, plain, n_min, n_max, tau, cfg, progress, derive)
     if outcome.verdict != "not proved" or st is not None:
         return outcome
+    try:  # L-tiebreak only where proved for every n: the lattice rule otherwise
+        strict = analyse(model, strict=True)
+    except Unsupported:
+        strict = plain
+    if [f.kind for layer in strict.facts if isinstance(layer, tuple) for f in layer] != \
+            [f.kind for layer in plain.facts if isinstance(layer, tuple) for f in layer]:
+        second = _certify(model, strict, n_min, n_max, tau, replace(cfg, refute=False), progress, derive)
+        if second.verdict == "certified":
+            return second
     try:  # L-ffn-absorb only when needed: its boxes must confirm every radius
         absorbing = analyse(model, absorb=True)
     except Unsupported:  # exact dims drop terms (L-word-constant): a rule the plain analysis used may not apply
@@ -267,7 +277,7 @@ def _certify_model(model: Model, n_min: int, n_max: int | str, tau: Expr | None,
         if second.verdict == "certified":
             return second
     try:
-        nearest = analyse(model, absorb=True, nearest=True)
+        nearest = analyse(model, absorb=True, nearest=True, strict=True)
     except Unsupported:
         return outcome
     if not model.output.argmax and nearest.coords[-1][model.output.dim].needs:

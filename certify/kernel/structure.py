@@ -465,20 +465,21 @@ def _pe_hull(e: Expr, first: int) -> tuple[Fraction, Fraction] | None:
     return None if lo is None or hi is None else (lo, hi)
 
 
-def classify_head(layer: int, head: Head, coords: dict, first: int, joint: Joint | None = None) -> HeadFact:
+def classify_head(layer: int, head: Head, coords: dict, first: int, joint: Joint | None = None,
+                  strict: bool = False) -> HeadFact:
     """Try the head rules in turn (each a row gap lower bound plus a count of keys per gap level);
     terms whose key is constant over the row (or whose query is always 0) shift every score of the
     row alike and are dropped first (the bounds still charge their soft errors, except for a key that is one value
     at every key in soft too: ``shifts``); a dropped key that is one value in a word without being a row constant
     cites L-word-constant."""
-    fact = replace(_classify_shadow(layer, head, coords, first, joint),
+    fact = replace(_classify_shadow(layer, head, coords, first, joint, strict),
                    shifts=tuple(t for t in head.score if _soft_shift(coords[t[1]])))
     if any(_row_shift(coords[k]) and _row_constant(coords[k]) is None for _, k, _ in head.score):
         fact = replace(fact, lemma=f"{fact.lemma}; L-word-constant")
     return fact
 
 
-def _classify_shadow(layer: int, head: Head, coords: dict, first: int, joint: Joint | None) -> HeadFact:
+def _classify_shadow(layer: int, head: Head, coords: dict, first: int, joint: Joint | None, strict: bool) -> HeadFact:
     shadow = replace(head, score=tuple(t for t in head.score if not _row_shift(coords[t[1]])
                                        and coords[t[0]].fin != {Fraction(0)}))  # a query always 0 adds 0
     keys = [coords[k] for _, k, _ in shadow.score]
@@ -491,12 +492,12 @@ def _classify_shadow(layer: int, head: Head, coords: dict, first: int, joint: Jo
     qexact = [_exact(q) for q in queries]
     if all(q is not None for q in qexact) and any(k.fin is None for k in keys):
         rules = [lambda: _ziggurat(layer, shadow, coords, qexact, first), lambda: _special_key(layer, shadow, coords, first),
-                 lambda: _distinct(layer, shadow, coords, first),
+                 lambda: _distinct(layer, shadow, coords, first, strict),
                  lambda: _lookup(layer, shadow, coords, first),
                  lambda: _gap(layer, shadow, coords, queries, [_row_constant(q) for q in queries], first)]
     else:
         rules = [lambda: _special_key(layer, shadow, coords, first), lambda: _lookup(layer, shadow, coords, first),
-                 lambda: _distinct(layer, shadow, coords, first),
+                 lambda: _distinct(layer, shadow, coords, first, strict),
                  lambda: _gap(layer, shadow, coords, queries, [_row_constant(q) for q in queries], first)]
     rules += [lambda: _joint(layer, shadow, coords, joint), lambda: _lattice(layer, shadow, coords, first, joint)]
     reasons = []
@@ -647,12 +648,14 @@ def _vertex_denominator(vertex: Expr, names: tuple) -> int | None:
     return None
 
 
-def _distinct(layer: int, head: Head, coords: dict, first: int) -> HeadFact | None:
+def _distinct(layer: int, head: Head, coords: dict, first: int, strict: bool = False) -> HeadFact | None:
     """L-tiebreak with arbitrary other terms: the exact-query, affine-key terms give the lattice step
     A(n); every other term is c·(m/G_q)·(z/G_k) with integers m, z, so it moves score/A by an integer
     multiple of U = c/(A·G_q·G_k).  If every U is a multiple of one integer M(n) > key distance,
     score/A ≡ ±j (mod M): all visible scores differ by non-zero multiples of |A| (a unique maximum,
-    c = 1).  (A fractional M would let two keys sit |A|/2 apart.)"""
+    c = 1).  (A fractional M would let two keys sit |A|/2 apart.)  Each box checks |M| > key distance; ``strict``
+    proposes the rule only when that is proved for every n, leaving the head to the lattice rule otherwise (a
+    query whose own position step differs from A's: M = 2), which the certifier tries when the boxes fail."""
     step: Expr = Num(Fraction(0))
     units = []
     for q, k, coef in head.score:
@@ -674,7 +677,7 @@ def _distinct(layer: int, head: Head, coords: dict, first: int) -> HeadFact | No
         if integer_polynomial(modulus, ("i", "n")) and all(
                 integer_polynomial(BinOp("/", u, modulus), ("i", "n")) for u in units):
             ends = apart_ends(modulus, head.visible, first)
-            if any(_holds(lo) and _holds(hi) for lo, hi in ends):
+            if ends and (not strict or any(_holds(lo) and _holds(hi) for lo, hi in ends)):
                 return HeadFact(layer, head, "distinct", step=row_free, modulus=modulus, modulus_ends=ends,
                                 homogeneous=True,
                                 lemma="L-tiebreak (score/|A(n)| ≡ ±j modulo M(n) > key distance: all scores "
@@ -2594,12 +2597,13 @@ def _ffn_row(layer: FFNLayer, x: dict, dims: tuple) -> tuple:
     return tuple(new[d] for d in dims)
 
 
-def analyse(model: Model, absorb: bool = False, nearest: bool = False) -> Structure:
+def analyse(model: Model, absorb: bool = False, nearest: bool = False, strict: bool = False) -> Structure:
     """Run the abstract interpretation through every layer; :class:`Unsupported` naming every head
     that no rule covers (the analysis goes on past one, with nothing known of its outputs).  ``absorb``:
     FFNs flat around their noisy inputs claim exact outputs (L-ffn-absorb), which every box must then
     confirm (input error ≤ r), so the certifier asks for it only when the plain analysis fails; so is ``nearest``
-    (L-nearest-level: sides of noisy spans that hold only for τ small enough, which every box must confirm)."""
+    (L-nearest-level: sides of noisy spans that hold only for τ small enough, which every box must confirm), and
+    ``strict`` (L-tiebreak only where its modulus is proved apart for every n, :func:`_distinct`)."""
     first = 0 if model.bos else 1
     coords, joint = {d: replace(c, soft=value_hull(c)) for d, c in embed_coords(model).items()}, embed_joint(model)
     history, joints = [coords], [joint]
@@ -2614,7 +2618,7 @@ def analyse(model: Model, absorb: bool = False, nearest: bool = False) -> Struct
                 if (k, h.name) not in live:
                     continue
                 try:
-                    heads.append(classify_head(k, h, coords, first, joint))
+                    heads.append(classify_head(k, h, coords, first, joint, strict))
                 except Unsupported as exc:
                     blockers.append(str(exc))
                     heads.append(HeadFact(k, h, "unsupported"))
