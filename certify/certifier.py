@@ -259,32 +259,28 @@ def _certify_model(model: Model, n_min: int, n_max: int | str, tau: Expr | None,
     outcome = _certify(model, plain, n_min, n_max, tau, cfg, progress, derive)
     if outcome.verdict != "not proved" or st is not None:
         return outcome
-    try:  # L-tiebreak only where proved for every n: the lattice rule otherwise
-        strict = analyse(model, strict=True)
-    except Unsupported:
-        strict = plain
-    if [f.kind for layer in strict.facts if isinstance(layer, tuple) for f in layer] != \
-            [f.kind for layer in plain.facts if isinstance(layer, tuple) for f in layer]:
-        second = _certify(model, strict, n_min, n_max, tau, replace(cfg, refute=False), progress, derive)
-        if second.verdict == "certified":
-            return second
-    try:  # L-ffn-absorb only when needed: its boxes must confirm every radius
-        absorbing = analyse(model, absorb=True)
-    except Unsupported:  # exact dims drop terms (L-word-constant): a rule the plain analysis used may not apply
-        return outcome
-    if any(not isinstance(f, tuple) and f.absorbs for f in absorbing.facts):
-        second = _certify(model, absorbing, n_min, n_max, tau, replace(cfg, refute=False), progress, derive)
-        if second.verdict == "certified":
-            return second
-    try:
-        nearest = analyse(model, absorb=True, nearest=True, strict=True)
-    except Unsupported:
-        return outcome
-    if not model.output.argmax and nearest.coords[-1][model.output.dim].needs:
-        third = _certify(model, nearest, n_min, n_max, tau, replace(cfg, refute=False), progress, derive)
-        if third.verdict == "certified":
-            return third
+    retries = (  # (the analysis, whether it differs from the plain one where it matters)
+        # L-tiebreak only where proved for every n: the lattice rule otherwise
+        (lambda: analyse(model, strict=True), lambda s: _kinds(s) != _kinds(plain)),
+        # L-ffn-absorb only when needed: its boxes must confirm every radius
+        (lambda: analyse(model, absorb=True), lambda s: any(not isinstance(f, tuple) and f.absorbs for f in s.facts)),
+        # L-nearest-level: its boxes must confirm every condition on τ
+        (lambda: analyse(model, absorb=True, nearest=True, strict=True),
+         lambda s: not model.output.argmax and bool(s.coords[-1][model.output.dim].needs)))
+    for build, differs in retries:
+        try:
+            again = build()
+        except Unsupported:  # exact dims drop terms (L-word-constant): a rule the plain analysis used may not apply
+            continue
+        if differs(again):
+            second = _certify(model, again, n_min, n_max, tau, replace(cfg, refute=False), progress, derive)
+            if second.verdict == "certified":
+                return second
     return outcome
+
+
+def _kinds(st: Structure) -> list[str]:
+    return [f.kind for layer in st.facts if isinstance(layer, tuple) for f in layer]
 
 
 def _certify(model: Model, st: Structure, n_min: int, n_max: int | str, tau: Expr | None, cfg: CertifyConfig,

@@ -841,8 +841,8 @@ def _gap(layer: int, head: Head, coords: dict, queries: list, qconst: list, firs
         least = harmonic_distance(query.harmonic, Fraction(0), off=True)
         if least > 0:
             delta, same_values = keyed
-            zero = Fraction(0) in query.harmonic[0] or any(
-                v == d == 0 or v != 0 and (-d / v).denominator == 1 and -d / v >= 1 for v, d in query.harmonic[1])
+            # with least > 0 every limit |v| is > 0, so an infimum of 0 is a value w = 0 (a uniform row)
+            zero = harmonic_distance(query.harmonic, Fraction(0)) == 0
             return HeadFact(layer, head, "gap", delta_key=delta, query_coord=query,
                             homogeneous=not zero and same_values, gammas=(simplified(BinOp("*", Num(least), delta)),),
                             lemma="L-gap (non-zero gaps ≥ min|w_i|·min ΔK; L-bos-level (b): the least non-zero |w| "
@@ -1847,6 +1847,7 @@ def _noisy_outputs(fact: HeadFact, coords: dict, joint: Joint | None, first: int
     needs: dict = {o: set() for o in outs}
     # L-nearest-level: the BOS key, seen from every non-empty row, when every key dim's value there is known
     bos_key = {d: coords[d].at_bos for d in kdims} if nearest and first == 0 and not (loose or noisy_keys) else {}
+    bos_key = {} if None in bos_key.values() else bos_key
     mixed: set = set()  # out dims some level of several values writes: no finite noisy set
     for q, region in queries:
         # a noisy query: any output of q may be noisy; a region's representative stands for an open interval
@@ -1898,15 +1899,15 @@ def _noisy_outputs(fact: HeadFact, coords: dict, joint: Joint | None, first: int
                     continue  # every key the row may see carries one value: exact (L-one-sided)
                 lo, hi = min(top), max(top)
                 side = -1 if all(x <= lo for x in lower) else 1 if all(x >= hi for x in lower) else 0
-                nearest = None if side or shaky or not bos_key or None in bos_key.values() else \
+                pulled = None if side or shaky or not bos_key else \
                     _nearest_level(s, lo, hi, {t: {c[m] for c in cs} for t, cs in levels.items() if t < s},
                                    sum((w * bos_key[b] for b, w in coef.items() if w), Fraction(0)),
                                    _carried(head, outs, bos_key)[m])
-                if nearest is None:
+                if pulled is None:
                     spans[o].add((lo, hi, side))
                 else:
-                    spans[o].update(nearest[0])
-                    needs[o].update(nearest[1])
+                    spans[o].update(pulled[0])
+                    needs[o].update(pulled[1])
                 if len(top) > 1:
                     mixed.add(o)
                 noisy[o].add(lo)
@@ -1926,15 +1927,14 @@ def _nearest_level(s: Fraction, lo: Fraction, hi: Fraction, below: dict, bos_sco
     sign = -1 if b <= lo else 1  # −1: BOS below the maxima's values pulls down
     c = (lo if b < lo else b + (hi - b) / NEAREST_SPLIT) if sign < 0 else (hi if b > hi else b - (b - lo) / NEAREST_SPLIT)
     across = [(t, x) for t, xs in below.items() for x in xs if sign * (x - c) < 0]  # keys on the wrong side of c
-    if across and max(t for t, _ in across) >= bos_score:
+    near = max((t for t, _ in across), default=None)  # the highest level holding one: g₂ = s − near
+    if near is not None and near >= bos_score:
         return None
     decided = (c, hi, -1) if sign < 0 else (lo, c, 1)
-    undecided = {(lo, c, 0)} if sign < 0 and c > lo else {(c, hi, 0)} if sign > 0 and c < hi else set()
-    if not across:
-        return {decided} | undecided, set()
-    far = max(t for t, _ in across)
-    worst = max(abs(x - c) for _, x in across)
-    return {decided} | undecided, {(bos_score - far, worst / abs(c - b))}
+    spans = {decided} | ({(lo, c, 0)} if sign < 0 and c > lo else {(c, hi, 0)} if sign > 0 and c < hi else set())
+    if near is None:
+        return spans, set()
+    return spans, {(bos_score - near, max(abs(x - c) for _, x in across) / abs(c - b))}
 
 
 def _tilt(head: Head, outs: tuple, q: dict, region, shadow: list, loose: list, coords: dict, kdims: list,
@@ -2151,18 +2151,19 @@ def _kept_side(side: int, lo: Fraction, hi: Fraction, soft: tuple, slopes) -> in
     return side if all(m >= 0 for m in where) else -side if all(m <= 0 for m in where) else 0
 
 
-def _ffn_spans(layer: FFNLayer, o: str, coords: dict) -> tuple:
+def _ffn_spans(layer: FFNLayer, o: str, coords: dict) -> tuple[tuple, tuple]:
     """An FFN o = f(x) (:func:`_one_input`) maps each span [lo, hi] of x onto f's range there (ends and
-    breakpoints), keeping, flipping or losing its side (:func:`_kept_side`); () when x has no spans."""
+    breakpoints), keeping, flipping or losing its side (:func:`_kept_side`), with the conditions on τ the sides
+    need (L-nearest-level); ((), ()) when x has no spans."""
     view = _one_input(layer, o, coords)
     if view is None or not coords[view[0]].spans or coords[view[0]].soft is None:
-        return ()
+        return (), ()
     x, f, slopes, cuts = view
     out = set()
     for lo, hi, side in coords[x].spans:
         values = [f(p) for p in cuts(lo, hi)]
         out.add((min(values), max(values), _kept_side(side, lo, hi, coords[x].soft, slopes)))
-    return frozenset(out)
+    return frozenset(out), coords[x].needs
 
 
 def span_margin(coord: Coord, threshold: Fraction) -> tuple[Fraction | None, bool] | None:
@@ -2251,8 +2252,8 @@ def ffn_coords(layer: FFNLayer, coords: dict, fact: FFNFact, first: int) -> dict
             new[d] = replace(new[d], exact_unless=frozenset(noisy[d]) if len(noisy[d]) <= MAX_FIN else None)
     for d in outs:
         if new[d].exact_unless != frozenset():
-            view = _one_input(layer, d, coords)
-            new[d] = replace(new[d], spans=_ffn_spans(layer, d, coords), needs=coords[view[0]].needs if view else ())
+            spans, needs = _ffn_spans(layer, d, coords)
+            new[d] = replace(new[d], spans=spans, needs=needs)
     for d, _, _ in fact.absorbs:  # exact at every row once the bounds show x's error ≤ r (bounds, tail)
         new[d] = replace(new[d], exact_unless=frozenset(), spans=(), needs=())
     for d in outs:  # a function of values that are one value in a word is one value there (L-word-constant (b))
