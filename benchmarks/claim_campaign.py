@@ -5,7 +5,7 @@ checked on words by the exact and the 60-digit soft evaluators.
 
 Draws COUNT models with ``tests/outside_models.random_model`` (bounded and unbounded PE alternating; with BOS,
 also the variant whose BOS key shares a symbol's class) and checks, on words up to length 6 (value sets and
-joint rows, at the lengths whose box conditions hold) and on 25 words (exact rows, spans, soft-same and
+joint rows and per-class values, at the lengths whose box conditions hold) and on 25 words (exact rows, spans, soft-same and
 same-in-word claims at τ = 1/(4n²); the analysis with L-nearest-level at τ = 1/(8n), its sides at the
 lengths where τ meets their conditions), what ``test_generality._rows_within_value_sets`` and ``_exact_rows_hold``
 check.  Prints each failing model (written to ``campaign-SEED-K.json``) and the number of checks; exit status 1

@@ -128,6 +128,10 @@ class _Plan:
         self.coords = [] if facts is None else [_coord_statement(c) for c in facts["coords"]]
         self.same_rows = [] if facts is None else [(c["after_layers"], c["dim"]) for c in facts["coords"]
                                                    if "same_at_every_row" in c]
+        self.same_class = [] if facts is None else [  # L-class-constant: (layer, dim, C, {c: (lo, hi)})
+            (c["after_layers"], c["dim"], [self.index[d] for d in c["same_in_class"]["dims"]],
+             {tuple(Fraction(v) for v in key): (Fraction(lo), Fraction(hi)) for key, lo, hi in c["same_in_class"]["classes"]})
+            for c in facts["coords"] if "same_in_class" in c]
         self.soft_same = [] if facts is None else [(c["after_layers"], c["dim"]) for c in facts["coords"]
                                                    if "soft_same_at_every_row" in c]
         self.exact_unless = {} if facts is None else {
@@ -151,7 +155,7 @@ class _Plan:
         self.starts = [b["n"][0] for b in self.boxes]
         self.tail = cert.get("tail")
         self.claim = cert["claim"]
-        self.statements = len(self.coords) + len(self.same_rows) + len(self.soft_same) + len(self.joint) + sum(len(s) for _, _, s in self.heads) + 3 * max(len(self.boxes), 1)
+        self.statements = len(self.coords) + len(self.same_rows) + len(self.same_class) + len(self.soft_same) + len(self.joint) + sum(len(s) for _, _, s in self.heads) + 3 * max(len(self.boxes), 1)
 
     def box(self, n: int) -> dict | None:
         k = bisect.bisect_right(self.starts, n) - 1
@@ -185,6 +189,15 @@ class _Plan:
                 fail(f"facts.coords[after {layer} layers, {dim}].same_at_every_row", first,
                      f"the rows hold {len(seen)} values: {sorted(seen)[:4]}")
             checks += 1
+        for layer, dim, cols, classes in self.same_class:  # L-class-constant: one value per class, in its range
+            held: dict = {}
+            for r, row in enumerate(run.streams[layer]):
+                key, value = tuple(row[c] for c in cols), row[self.index[dim]]
+                ends = classes.get(key)
+                if ends is None or not ends[0] <= value <= ends[1] or held.setdefault(key, value) != value:
+                    fail(f"facts.coords[after {layer} layers, {dim}].same_in_class", first + r,
+                         f"class {[str(v) for v in key]}: value {value} (range {ends}, seen {held.get(key)})")
+                checks += 1
         for layer, cols, rows in self.joint:
             for r, row in enumerate(run.streams[layer]):
                 if tuple(row[c] for c in cols) not in rows:

@@ -47,6 +47,7 @@ class CertifyConfig:
     tail_backoff: int = 4  # a derived κ whose tail does not settle is halved at most this often
     exhaustive_words: int = 60000  # bounded models: L-exhaustive at a length n while |Σ|^n is at most this
     exhaustive_halvings: int = 12  # derived schedules under L-exhaustive: τ₀, τ₀/2, …, τ₀/2^12
+    class_gap_shapes: bool = True  # a head with a class gap proposes its shape from it (then, failing, from its gaps)
 
 
 @dataclass
@@ -68,7 +69,7 @@ def _no_progress(_stage: str, _done: int, _total: int) -> None:
     return None
 
 
-def schedule_shape(st: Structure) -> Expr | None:
+def schedule_shape(st: Structure, class_gaps: bool = True) -> Expr | None:
     """A shape s(n) with τ = κ·s(n) natural for the heads (untrusted proposal).
 
     L-ziggurat needs |A(n)|/τ constant; L-gap needs γ(n)/τ ≈ log N.  The shape
@@ -79,7 +80,7 @@ def schedule_shape(st: Structure) -> Expr | None:
         if not isinstance(facts, tuple):
             continue
         for fact in facts:
-            shape = _head_shape(fact)
+            shape = _head_shape(fact, class_gaps)
             if shape is not None:
                 candidates.append(shape)
     if not candidates:
@@ -87,7 +88,7 @@ def schedule_shape(st: Structure) -> Expr | None:
     return min(candidates, key=lambda e: _value_at(e, 10**6))
 
 
-def _head_shape(fact: HeadFact) -> Expr | None:
+def _head_shape(fact: HeadFact, class_gaps: bool = True) -> Expr | None:
     n = Var("n")
     if fact.kind in ("ziggurat", "distinct"):
         return _positive(fact.step)
@@ -98,7 +99,9 @@ def _head_shape(fact: HeadFact) -> Expr | None:
         return None
     gamma = _positive(fact.delta_key)
     q = fact.query_coord
-    if fact.gammas:  # the rule states its gap bounds: the smallest at large n sets the shape
+    if fact.class_gap is not None and class_gaps:  # L-value-classes bounds the output's error whatever the other gaps
+        gamma = Num(fact.class_gap)
+    elif fact.gammas:  # the rule states its gap bounds: the smallest at large n sets the shape
         gamma = _positive(min(fact.gammas, key=lambda e: abs(_value_at(e, 10**6))))
     elif q is not None and q.fin is None:
         gamma = BinOp("/", gamma, _positive(substitute(query_bound(q), "i", n)))
@@ -181,11 +184,14 @@ def derive_schedule(model: Model, st: Structure, probes: list[tuple[int, int]], 
                     below: Fraction | None = None) -> tuple[Expr, Fraction | None] | None:
     """(τ, κ): the hottest κ·shape(n) that passes the kernel on the probe boxes (then checked on the full
     cover); ``below``: only κ < below (a hotter κ passed the probes but failed a box of the cover)."""
-    shape = schedule_shape(st)
+    shape = schedule_shape(st, cfg.class_gap_shapes)
     if shape is None:
         return Num(Fraction(1)), None  # every head is exact: any temperature works
-    if not _probe(model, st, _scaled(Fraction(2) ** cfg.kappa_min_exponent, shape), probes):
-        return None  # not even the coldest κ passes (e.g. a zero margin): skip the search from the top
+    if not any(_probe(model, st, _scaled(Fraction(2) ** k, shape), probes)
+               for k in (cfg.kappa_min_exponent, cfg.kappa_min_exponent // 3)):
+        # neither the coldest κ (a zero margin fails there) nor a middle one, where 1/τ amplification of a
+        # small leak has not yet outgrown the margin, passes: skip the search from the top
+        return None
     k = cfg.kappa_start_exponent
     while below is not None and k >= cfg.kappa_min_exponent and Fraction(2) ** k >= below:
         k -= 1
@@ -206,7 +212,7 @@ def derive_schedule(model: Model, st: Structure, probes: list[tuple[int, int]], 
 def derive_blockers(model: Model, st: Structure, probes: list[tuple[int, int]], cfg: CertifyConfig) -> list[str]:
     """Why no κ·shape(n) passed: what fails on the probe boxes at the coldest κ tried (issue 12, every
     blocker reported), the output's margin named when it is 0 (a hard value may sit on the threshold)."""
-    shape = schedule_shape(st)
+    shape = schedule_shape(st, cfg.class_gap_shapes)
     tau = _scaled(Fraction(2) ** cfg.kappa_min_exponent, shape)
     out = []
     for box in probes:
@@ -285,7 +291,20 @@ def _kinds(st: Structure) -> list[str]:
 
 def _certify(model: Model, st: Structure, n_min: int, n_max: int | str, tau: Expr | None, cfg: CertifyConfig,
              progress: Progress, derive: bool) -> Outcome:
-    """:func:`certify` on one analysis of the model."""
+    """:func:`certify` on one analysis of the model; a derived schedule shaped by class gaps that fails is tried
+    again shaped by the heads' gaps alone."""
+    outcome = _certify_shaped(model, st, n_min, n_max, tau, cfg, progress, derive)
+    derived = (tau if tau is not None else None if derive else model.temperature) is None
+    if outcome.verdict == "not proved" and derived and cfg.class_gap_shapes and \
+            schedule_shape(st) != schedule_shape(st, class_gaps=False):
+        again = _certify_shaped(model, st, n_min, n_max, tau, replace(cfg, class_gap_shapes=False, refute=False),
+                                progress, derive)
+        return again if again.verdict == "certified" else outcome
+    return outcome
+
+
+def _certify_shaped(model: Model, st: Structure, n_min: int, n_max: int | str, tau: Expr | None, cfg: CertifyConfig,
+                    progress: Progress, derive: bool) -> Outcome:
     proposed = tau if tau is not None else None if derive else model.temperature
     if proposed is not None:
         _require_positive(proposed, n_min, n_max, "--tau" if tau is not None else "temperature")
@@ -322,7 +341,7 @@ def _certify_tail(model: Model, st: Structure, tau: Expr, n_min: int, n0: int, r
                   boxes: list, cfg: CertifyConfig, progress: Progress) -> Outcome:
     """n_max = ∞: the boxes hold up to N₀ − 1; the kernel's tail walk proves every n ≥ N₀ at once.  A derived
     schedule whose tail does not settle is made colder (κ/2, κ/4, …) and its cover re-checked."""
-    shape, first, proposed = schedule_shape(st), None, tau
+    shape, first, proposed = schedule_shape(st, cfg.class_gap_shapes), None, tau
     for step in range(cfg.tail_backoff + 1 if kappa is not None and shape is not None else 1):
         if step:
             tau = parse_expr(to_text(_scaled(kappa / 2 ** step, shape)), variables=("n",), allow_log=True)

@@ -236,7 +236,8 @@ def test_never_tie_is_exact_on_both_pe_shapes():
 
 
 def _rows_within_value_sets(data: dict, max_len: int = 5, strict: bool = False) -> int:
-    """Every hard value of every head output the kernel states a finite set for lies in it, and the value it
+    """Every hard value of every head output the kernel states a finite set for lies in it (one value per class
+    and within its range where it states classes, L-class-constant), and the value it
     states at the BOS row is that row's (all words ≤ max_len), at the lengths whose box conditions hold (L-tiebreak's modulus, unique-hard ties: checked per box)."""
     from certify.kernel.bounds import BoxFailure, analyse_box
     from certify.kernel.structure import Unsupported
@@ -262,6 +263,13 @@ def _rows_within_value_sets(data: dict, max_len: int = 5, strict: bool = False) 
                     col = model.dims.index(dim)
                     assert all(row[col] in c.fin for row in hard.streams[k]), (data["name"], k, dim, word)
                     checked += 1
+                if c.classes is not None:  # L-class-constant: one value per class of C in the word, in its range
+                    cols, ranges, held = [model.dims.index(d) for d in c.classes[0]], {v: (lo, hi) for v, lo, hi in c.classes[1]}, {}
+                    for row in hard.streams[k]:
+                        key, value = tuple(row[a] for a in cols), row[model.dims.index(dim)]
+                        assert key in ranges and ranges[key][0] <= value <= ranges[key][1] and \
+                            held.setdefault(key, value) == value, (data["name"], k, dim, word, "class")
+                        checked += 1
                 if model.bos and c.at_bos is not None:  # the value at the BOS row (row 0)
                     assert hard.streams[k][0][model.dims.index(dim)] == c.at_bos, (data["name"], k, dim, word, "BOS")
                 if model.bos and c.bos_fin is not None:  # the values the BOS row may hold

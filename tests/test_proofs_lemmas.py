@@ -10,7 +10,7 @@ from proofs.smt import run_cvc5, run_z3
 
 NAMES = ["L-gap", "L-lipschitz", "L-ziggurat", "L-lookup", "L-special-key", "L-tiebreak", "L-round", "L-layer", "L-layer-refined",
          "L-fp-dot", "L-fp-stored", "L-fp-softmax", "L-fp-values", "L-fp-gap", "L-maxima-classes", "L-bos-level", "L-bos-apart",
-         "L-zero-or-apart", "L-two-keys", "L-value-classes", "L-ffn-absorb", "L-word-constant", "L-extreme-exact", "L-one-sided", "L-first-row-exact", "L-nearest-level"]
+         "L-zero-or-apart", "L-two-keys", "L-value-classes", "L-ffn-absorb", "L-word-constant", "L-extreme-exact", "L-one-sided", "L-first-row-exact", "L-nearest-level", "L-class-constant"]
 
 
 @lru_cache(maxsize=None)
@@ -64,7 +64,7 @@ def test_docstring_states_a_proof_of_at_most_five_lines(name):
               "L-zero-or-apart": "zero_or_apart", "L-two-keys": "two_keys", "L-value-classes": "value_classes",
               "L-ffn-absorb": "ffn_absorb", "L-word-constant": "word_constant",
               "L-extreme-exact": "extreme_exact", "L-one-sided": "one_sided", "L-first-row-exact": "first_row",
-              "L-nearest-level": "nearest_level"}[name]
+              "L-nearest-level": "nearest_level", "L-class-constant": "class_constant"}[name]
     doc = importlib.import_module(f"proofs.lemmas.{module}").__doc__
     assert "Statement." in doc and "Discharge." in doc
     proof = doc.split("Human proof")[1].split("Discharge.")[0].strip().splitlines()[1:]

@@ -95,6 +95,9 @@ class Coord:
     same_in_word: bool = False  # one hard value at every row of a word, BOS included (L-word-constant)
     # one soft value, for every τ, at every row of a word, BOS included (L-word-constant (d)); with same_in_word
     soft_same: bool = False
+    # (C, ((c, lo, hi), …)): rows of a word whose symbol-determined dims C take the values c hold one hard value,
+    # lo ≤ value ≤ hi, BOS included (L-class-constant); every value c of C at a row is listed
+    classes: tuple | None = None
 
 
 @dataclass(frozen=True)
@@ -120,6 +123,8 @@ class HeadFact:
     bos_off_lattice: bool = False  # ziggurat: the BOS key is off the lattice, ≥ one step from every key (L-bos-apart)
     # L-value-classes: every key whose value differs from the maxima's scores ≥ this below the maximum
     class_gap: Fraction | None = None
+    # L-class-constant (d): the value vectors ((out, value), …) the maxima may carry (classes not below BOS); () any
+    top_values: frozenset | tuple = ()
     # score terms whose key holds one soft and one hard value at every key of a row (L-word-constant (c)): they
     # shift a row's scores alike in soft as in hard, so the bounds charge no error for them
     shifts: tuple = ()
@@ -508,14 +513,26 @@ def _classify_shadow(layer: int, head: Head, coords: dict, first: int, joint: Jo
             reasons.append(str(exc).removeprefix(f"head {head.name!r}: "))
             continue
         if fact is not None:
-            if fact.kind == "gap" and not fact.homogeneous and (classes := value_classes(shadow, coords, joint)):
-                fact = replace(fact, homogeneous=True, class_gap=classes, lemma=f"{fact.lemma}; L-value-classes")
+            if fact.kind == "gap" and not fact.homogeneous and (found := _separation(shadow, coords, joint)):
+                fact = replace(fact, homogeneous=True, class_gap=found[0], top_values=found[2],
+                               lemma=f"{fact.lemma}; {found[1]}")
             return replace(fact, head=head)
-    if (classes := value_classes(shadow, coords, joint)) is not None:
-        return HeadFact(layer, head, "classes", delta_key=Num(classes), gammas=(Num(classes),), homogeneous=True,
-                        class_gap=classes, lemma="L-value-classes (keys valued unlike the maxima score ≥ g below them)")
+    if (found := _separation(shadow, coords, joint)) is not None:
+        return HeadFact(layer, head, "classes", delta_key=Num(found[0]), gammas=(Num(found[0]),), homogeneous=True,
+                        class_gap=found[0], top_values=found[2],
+                        lemma=f"{found[1]} (keys valued unlike the maxima score ≥ g below them)")
     raise Unsupported(f"head {head.name!r}: " + "; ".join(dict.fromkeys(reasons + (
         ["value classes: keys with different values may tie (or a dim has no known range)"]))))
+
+
+def _separation(head: Head, coords: dict, joint: Joint | None) -> tuple[Fraction, str, frozenset] | None:
+    """(g, lemmas, the maxima's possible value vectors or ()) from L-value-classes, keys of a class known by hulls,
+    else with keys one value per class."""
+    if (g := value_classes(head, coords, joint)) is not None:
+        return g, "L-value-classes", frozenset()
+    if (found := class_separation(head, coords, joint)) is not None:
+        return found[0], "L-value-classes; L-class-constant", found[1]
+    return None
 
 
 def value_classes(head: Head, coords: dict, joint: Joint | None) -> Fraction | None:
@@ -565,6 +582,115 @@ def value_classes(head: Head, coords: dict, joint: Joint | None) -> Fraction | N
                     return None
                 gap = apart if gap is None else min(gap, apart)
     return gap
+
+
+def class_separation(head: Head, coords: dict, joint: Joint | None) -> tuple[Fraction, frozenset] | None:
+    """(g, the value vectors of the classes that may hold a maximum) by L-value-classes (a) with keys one value per
+    class (L-class-constant (c), (d)), or None.  A key dim d known per
+    class C_d (``classes``) holds one unknown x_{d,c} at every row of the word with C_d = c, the query's row
+    included; so each key class (finite key and value dims, refined by every C_d) scores a polynomial in those
+    unknowns, the query's values and the independent hull values of the other dims.  Two classes' difference is
+    expanded — a shared x_{d,c} cancels exactly — and bounded by interval arithmetic over the unknowns'
+    per-class hulls; each pair carrying different values must be ≥ g apart, one side, per joint query value."""
+    terms = head.score
+    classed = {d for q, k, _ in terms for d in (q, k) if coords[d].fin is None and coords[d].classes is not None}
+    kcls = {k for _, k, _ in terms if k in classed}
+    if not kcls:
+        return None
+    cdims = {d: coords[d].classes[0] for d in classed}
+    fdims = sorted({k for _, k, _ in terms if coords[k].fin is not None} | {v for _, v, _ in head.value}
+                   | {c for d in kcls for c in cdims[d]})
+    qfin = sorted({q for q, _, _ in terms if coords[q].fin is not None}
+                  | {c for q, _, _ in terms if q in classed for c in cdims[q]})
+    hulls = {d: value_hull(coords[d]) for _, k, _ in terms for q, _, _ in terms for d in (q, k)
+             if coords[d].fin is None and d not in classed}
+    if any(h is None for h in hulls.values()):
+        return None
+    qrows, krows = _joint_values(qfin, coords, joint), _joint_values(fdims, coords, joint)
+    if qrows is None or krows is None or len(qrows) * len(krows) ** 2 > MAX_COMBOS * 16:
+        return None
+    classes = [dict(zip(fdims, row)) for row in krows]
+    outs = tuple(dict.fromkeys(o for o, _, _ in head.value))
+    carried = [tuple(zip(outs, _carried(head, outs, k))) for k in classes]
+    pairs = [(a, b) for a, b in itertools.combinations(range(len(classes)), 2) if carried[a] != carried[b]]
+    ranges = {d: dict(((c, (lo, hi)) for c, lo, hi in coords[d].classes[1])) for d in classed}
+
+    def unknown(d: str, row: dict, side: str) -> tuple:
+        return ("x", d, tuple(row[c] for c in cdims[d])) if d in classed else ("h", d, side)
+
+    def score(q: dict, k: dict, side: str) -> dict:  # monomial (sorted unknowns) → coefficient
+        poly: dict = {}
+        for a, b, c in terms:
+            factors, coef = [], c
+            for d, row, who in ((a, q, "q"), (b, k, side)):
+                if coords[d].fin is not None:
+                    coef *= row[d]
+                else:
+                    factors.append(unknown(d, row, who))
+            mono = tuple(sorted(factors))
+            poly[mono] = poly.get(mono, Fraction(0)) + coef
+        return poly
+
+    def interval(v: tuple) -> tuple | None:
+        return ranges[v[1]].get(v[2]) if v[0] == "x" else hulls[v[1]]
+
+    def bounds(q: dict, a: int, b: int) -> tuple | None:  # lo ≤ S_a − S_b ≤ hi over every unknown
+        diff = score(q, classes[a], "a")
+        for mono, c in score(q, classes[b], "b").items():
+            diff[mono] = diff.get(mono, Fraction(0)) - c
+        lo = hi = Fraction(0)
+        for mono, c in diff.items():
+            box = _monomial_interval([interval(v) for v in mono], mono) if c else (Fraction(0), Fraction(0))
+            if box is None:
+                return None
+            lo, hi = lo + min(c * box[0], c * box[1]), hi + max(c * box[0], c * box[1])
+        return lo, hi
+
+    bos = _bos_class(head, fdims, classes, joint)
+    gap, tops = None, set()
+    for qc in qrows:
+        q = dict(zip(qfin, qc))
+        below = {}  # a class whose keys all score > 0 below the BOS key's (visible from every row) is never maximal
+        for b in range(len(classes)):
+            if bos is not None and b != bos and (found := bounds(q, bos, b)) is not None and found[0] > 0:
+                below[b] = found[0]
+        tops.update(carried[k] for k in range(len(classes)) if k not in below)
+        for a, b in pairs:
+            if a in below or b in below:
+                continue
+            found = bounds(q, a, b)
+            apart = None if found is None else found[0] if found[0] > 0 else -found[1]
+            if apart is None or apart <= 0:
+                return None
+            gap = apart if gap is None else min(gap, apart)
+        gap = min([gap] * (gap is not None) + [below[b] for a, b in pairs if b in below] + [below[a] for a, b in pairs if a in below], default=None)
+    return None if gap is None else (gap, frozenset(tops))
+
+
+def _bos_class(head: Head, fdims: list, classes: list, joint: Joint | None) -> int | None:
+    """The class of the BOS key, which every row that sees a key sees (j ≤ i, j < i, or every key), when the joint
+    tracks the class dims."""
+    if joint is None or head.visible not in ("all", "j<=i", "j<i") or not set(fdims) <= set(joint.dims):
+        return None
+    rows = {tuple(row) for row in joint.project(fdims, joint.rows - joint.inputs)}
+    if len(rows) != 1:
+        return None
+    (row,) = rows
+    return next((k for k, c in enumerate(classes) if tuple(c[d] for d in fdims) == row), None)
+
+
+def _monomial_interval(boxes: list, mono: tuple) -> tuple | None:
+    """Bounds on a product of unknowns, each in its box; an unknown twice is a square (≥ 0)."""
+    if any(b is None for b in boxes):
+        return None
+    lo = hi = Fraction(1)
+    for v in dict.fromkeys(mono):
+        (a, b), power = boxes[mono.index(v)], mono.count(v)
+        ends = [a ** power, b ** power]
+        box = (min(ends), max(ends)) if power % 2 or a >= 0 or b <= 0 else (Fraction(0), max(ends))
+        corners = [x * y for x in (lo, hi) for y in box]
+        lo, hi = min(corners), max(corners)
+    return lo, hi
 
 
 def _symbolic(c: Coord, name: str) -> Expr | None:
@@ -1173,7 +1299,9 @@ def attention_coords(layer: AttentionLayer, coords: dict, first: int, facts: lis
             elif fact.head.hard != "average" or fact.homogeneous:
                 # some key's value (which row's is unknown): every fact about one key's value holds,
                 # its grid offset included — dropping the offset claimed value·G ∈ Z (issue 11)
-                contrib = Coord(fin=_selected_values(fact.head, out, coords, joint, first) or val.fin, grid=val.grid,
+                tops = {dict(v).get(out, Fraction(0)) for v in fact.top_values}  # L-class-constant (d)
+                contrib = Coord(fin=frozenset(tops) if tops and (val.fin is None or tops <= val.fin) else
+                                _selected_values(fact.head, out, coords, joint, first) or val.fin, grid=val.grid,
                                 offset=val.offset, den_bound=val.den_bound)
             elif out in means:
                 contrib = Coord(fin=means[out], grid=Num(Fraction(_den_lcm(means[out]))))  # L-maxima-classes
@@ -1207,8 +1335,52 @@ def attention_coords(layer: AttentionLayer, coords: dict, first: int, facts: lis
             if at and (unless is not None or summed.fin is not None):
                 unless, at = (summed.fin if unless is None else unless) - at, frozenset()
             new[out] = replace(summed, exact_unless=unless, exact_at=at, spans=spans.get(out, ()) if fresh else (),
-                               needs=needs.get(out, ()) if fresh else ())
+                               needs=needs.get(out, ()) if fresh else (),
+                               classes=_output_classes(fact.head, out, coords, joint, first, contrib.hull)
+                               if new[out].fin == {Fraction(0)} and not same else None)
     return new
+
+
+def _query_classes(head: Head, coords: dict, joint: Joint | None) -> tuple[str, ...] | None:
+    """L-class-constant (a): the symbol-determined dims C that, with dims one word shares, make up every query dim
+    a head seeing every key reads (a term whose key is one value at every key of a row moves the row's scores
+    alike, so its query does not matter); rows agreeing on C see one score vector, so one set of maxima and one
+    hard output.  None when some query dim is neither, or when C is empty (L-word-constant covers that)."""
+    if head.visible != "all" or joint is None:
+        return None
+    qdims = {q for q, k, _ in head.score if not _row_shift(coords[k])}
+    cdims = tuple(sorted(d for d in qdims if not _same_in_word(coords[d])))
+    return cdims if cdims and set(cdims) <= set(joint.dims) else None
+
+
+def _output_classes(head: Head, out: str, coords: dict, joint: Joint | None, first: int, hull: tuple | None) -> tuple | None:
+    """The ``classes`` of a head's fresh output dim (L-class-constant (a)): per value c of the query classes C, the
+    hull of the outputs :func:`_query_means` proves at the symbol rows with C = c (L-maxima-classes), else the
+    output's hull."""
+    cdims = _query_classes(head, coords, joint)
+    if cdims is None or hull is None:
+        return None
+    at = [joint.dims.index(d) for d in cdims]
+    found: dict = {tuple(row[a] for a in at): [] for row in joint.rows}
+    table = _query_table(head, coords, joint)
+    if table is not None and out in table[8] and set(table[0]) | set(table[3]) <= set(joint.dims):
+        m = table[8].index(out)
+        for row, (q, own, alone) in zip(sorted(joint.rows), _query_rows(head, table, joint)):
+            means = ({table[6][own]}, set()) if alone else _query_means(head, coords, first, table, q, own)
+            c = tuple(row[a] for a in at)
+            if means is None or means[1] or found[c] is None:
+                found[c] = None
+            else:
+                found[c].extend(v[m] for v in means[0])
+    return cdims, tuple(sorted((c, min(v), max(v)) if v else (c, *hull) for c, v in found.items()))
+
+
+def class_hull(c: Coord, at: dict) -> tuple | None:
+    """The hull of c's value at rows whose symbol-determined dims take the values ``at`` (L-class-constant)."""
+    if c.classes is not None and set(c.classes[0]) <= set(at):
+        key = tuple(at[d] for d in c.classes[0])
+        return next(((lo, hi) for v, lo, hi in c.classes[1] if v == key), None)
+    return value_hull(c)
 
 
 def _exact_extremes(fact: HeadFact, coords: dict, joint: Joint | None) -> dict:
@@ -2260,7 +2432,25 @@ def ffn_coords(layer: FFNLayer, coords: dict, fact: FFNFact, first: int) -> dict
         reads = {x for u in layer.units if any(e == d for e, _ in u.outputs) for x, _ in u.inputs} | {d}
         if all(_same_in_word(coords[x]) for x in reads):
             new[d] = replace(new[d], same_in_word=True, soft_same=all(_soft_shift(coords[x]) for x in reads))
+        new[d] = replace(new[d], classes=None if new[d].same_in_word else _ffn_classes(layer, coords, d, reads))
     return new
+
+
+def _ffn_classes(layer: FFNLayer, coords: dict, d: str, reads: set) -> tuple | None:
+    """L-class-constant (b): an FFN whose inputs (and the dim it adds to) are one value per class C of a word, or one
+    value in the word, writes one value per class; per class, :func:`_ffn_hull` of the inputs' class hulls."""
+    cdims = {coords[x].classes[0] for x in reads if coords[x].classes is not None}
+    if len(cdims) != 1 or not all(coords[x].classes is not None or _same_in_word(coords[x]) for x in reads):
+        return None
+    (cdims,) = cdims
+    listed = next(coords[x].classes[1] for x in reads if coords[x].classes is not None)
+    per = []
+    for c, _, _ in listed:
+        hull = _ffn_hull(layer, coords, d, hull=lambda x: class_hull(x, dict(zip(cdims, c))))
+        if hull is None:
+            return None
+        per.append((c, *hull))
+    return cdims, tuple(per)
 
 
 def _ffn_hull(layer: FFNLayer, coords: dict, d: str, hull=value_hull) -> tuple | None:
@@ -2648,6 +2838,9 @@ def analyse(model: Model, absorb: bool = False, nearest: bool = False, strict: b
                 coords[model.output.dim] = replace(coords[model.output.dim], avoids=model.output.threshold)
             joint = finite_joint(ffn_joint(layer, pending if pending is not None else joint))
             pending = None
+        written = dims_written(layer)  # C rewritten: rows agreeing on C no longer name the classes (L-class-constant)
+        coords = {d: replace(c, classes=None) if c.classes is not None and set(c.classes[0]) & written else c
+                  for d, c in coords.items()}
         history.append(coords)
         joints.append(joint)
     if blockers:
