@@ -602,8 +602,7 @@ def class_separation(head: Head, coords: dict, joint: Joint | None) -> tuple[Fra
                    | {c for d in kcls for c in cdims[d]})
     qfin = sorted({q for q, _, _ in terms if coords[q].fin is not None}
                   | {c for q, _, _ in terms if q in classed for c in cdims[q]})
-    hulls = {d: value_hull(coords[d]) for _, k, _ in terms for q, _, _ in terms for d in (q, k)
-             if coords[d].fin is None and d not in classed}
+    hulls = {d: value_hull(coords[d]) for q, k, _ in terms for d in (q, k) if coords[d].fin is None and d not in classed}
     if any(h is None for h in hulls.values()):
         return None
     qrows, krows = _joint_values(qfin, coords, joint), _joint_values(fdims, coords, joint)
@@ -647,7 +646,7 @@ def class_separation(head: Head, coords: dict, joint: Joint | None) -> tuple[Fra
         return lo, hi
 
     bos = _bos_class(head, fdims, classes, joint)
-    gap, tops = None, set()
+    seps, tops = [], set()  # every separation that bounds a key valued unlike the maxima below them
     for qc in qrows:
         q = dict(zip(qfin, qc))
         below = {}  # a class whose keys all score > 0 below the BOS key's (visible from every row) is never maximal
@@ -657,14 +656,14 @@ def class_separation(head: Head, coords: dict, joint: Joint | None) -> tuple[Fra
         tops.update(carried[k] for k in range(len(classes)) if k not in below)
         for a, b in pairs:
             if a in below or b in below:
+                seps.extend(below[k] for k in (a, b) if k in below)
                 continue
             found = bounds(q, a, b)
             apart = None if found is None else found[0] if found[0] > 0 else -found[1]
             if apart is None or apart <= 0:
                 return None
-            gap = apart if gap is None else min(gap, apart)
-        gap = min([gap] * (gap is not None) + [below[b] for a, b in pairs if b in below] + [below[a] for a, b in pairs if a in below], default=None)
-    return None if gap is None else (gap, frozenset(tops))
+            seps.append(apart)
+    return (min(seps), frozenset(tops)) if seps else None
 
 
 def _bos_class(head: Head, fdims: list, classes: list, joint: Joint | None) -> int | None:
