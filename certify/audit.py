@@ -128,10 +128,11 @@ class _Plan:
         self.coords = [] if facts is None else [_coord_statement(c) for c in facts["coords"]]
         self.same_rows = [] if facts is None else [(c["after_layers"], c["dim"]) for c in facts["coords"]
                                                    if "same_at_every_row" in c]
-        self.same_class = [] if facts is None else [  # L-class-constant: (layer, dim, C, {c: (lo, hi)})
-            (c["after_layers"], c["dim"], [self.index[d] for d in c["same_in_class"]["dims"]],
-             {tuple(Fraction(v) for v in key): (Fraction(lo), Fraction(hi)) for key, lo, hi in c["same_in_class"]["classes"]})
-            for c in facts["coords"] if "same_in_class" in c]
+        self.same_class = [] if facts is None else [  # (layer, dim, C, {c: (lo, hi)}, the key, one value per class)
+            (c["after_layers"], c["dim"], [self.index[d] for d in c[key]["dims"]],
+             {tuple(Fraction(v) for v in k): (Fraction(lo), Fraction(hi)) for k, lo, hi in c[key]["classes"]},
+             key, key == "same_in_class")
+            for c in facts["coords"] for key in ("same_in_class", "in_class_range") if key in c]
         self.soft_same = [] if facts is None else [(c["after_layers"], c["dim"]) for c in facts["coords"]
                                                    if "soft_same_at_every_row" in c]
         self.exact_unless = {} if facts is None else {
@@ -189,13 +190,13 @@ class _Plan:
                 fail(f"facts.coords[after {layer} layers, {dim}].same_at_every_row", first,
                      f"the rows hold {len(seen)} values: {sorted(seen)[:4]}")
             checks += 1
-        for layer, dim, cols, classes in self.same_class:  # L-class-constant: one value per class, in its range
+        for layer, dim, cols, classes, name, same in self.same_class:  # in its class's range (one value per class)
             held: dict = {}
             for r, row in enumerate(run.streams[layer]):
                 key, value = tuple(row[c] for c in cols), row[self.index[dim]]
                 ends = classes.get(key)
-                if ends is None or not ends[0] <= value <= ends[1] or held.setdefault(key, value) != value:
-                    fail(f"facts.coords[after {layer} layers, {dim}].same_in_class", first + r,
+                if ends is None or not ends[0] <= value <= ends[1] or same and held.setdefault(key, value) != value:
+                    fail(f"facts.coords[after {layer} layers, {dim}].{name}", first + r,
                          f"class {[str(v) for v in key]}: value {value} (range {ends}, seen {held.get(key)})")
                 checks += 1
         for layer, cols, rows in self.joint:

@@ -139,7 +139,8 @@ def facts_record(st) -> dict:
       the value is never that one (two heads' selected keys, L-two-keys); ``same_at_every_row`` — every row
       of a word holds one value (L-word-constant), ``soft_same_at_every_row`` — one soft value too, for every τ;
       ``same_in_class`` — rows of a word whose ``dims`` hold one of the listed ``classes`` [values, lo, hi] hold one
-      value, lo ≤ value ≤ hi (L-class-constant);
+      value, lo ≤ value ≤ hi (L-class-constant); ``in_class_range`` — the same ranges without one value per class
+      (L-maxima-classes per symbol row);
       ``exact_unless`` — at
       every row whose hard value is not in this list, the soft value equals the hard one for every
       τ (the row's heads saw equal scores or exact inputs); ``exact_at`` — at every row whose hard
@@ -212,8 +213,9 @@ def _coord_record(c: Coord, written: bool) -> dict:
     if c.soft_same and written:
         entry["soft_same_at_every_row"] = {"lemma": "L-word-constant"}
     if c.classes is not None and written:
-        entry["same_in_class"] = {"dims": list(c.classes[0]), "lemma": "L-class-constant",
-                                  "classes": [[[str(v) for v in key], str(lo), str(hi)] for key, lo, hi in c.classes[1]]}
+        entry["same_in_class" if c.classes[2] else "in_class_range"] = {
+            "dims": list(c.classes[0]), "lemma": "L-class-constant" if c.classes[2] else "L-maxima-classes",
+            "classes": [[[str(v) for v in key], str(lo), str(hi)] for key, lo, hi in c.classes[1]]}
     if c.exact_unless is not None and written:  # an embedding is exact: only written dims say more
         entry["exact_unless"] = [str(v) for v in sorted(c.exact_unless)]
     if c.spans and written:

@@ -95,8 +95,9 @@ class Coord:
     same_in_word: bool = False  # one hard value at every row of a word, BOS included (L-word-constant)
     # one soft value, for every τ, at every row of a word, BOS included (L-word-constant (d)); with same_in_word
     soft_same: bool = False
-    # (C, ((c, lo, hi), …)): rows of a word whose symbol-determined dims C take the values c hold one hard value,
-    # lo ≤ value ≤ hi, BOS included (L-class-constant); every value c of C at a row is listed
+    # (C, ((c, lo, hi), …), same): rows whose symbol-determined dims C take the values c hold hard values
+    # lo ≤ value ≤ hi, BOS included (L-maxima-classes), and with ``same`` one value per c in a word
+    # (L-class-constant); every value c of C at a row is listed
     classes: tuple | None = None
 
 
@@ -531,7 +532,8 @@ def _separation(head: Head, coords: dict, joint: Joint | None) -> tuple[Fraction
     if (g := value_classes(head, coords, joint)) is not None:
         return g, "L-value-classes", frozenset()
     if (found := class_separation(head, coords, joint)) is not None:
-        return found[0], "L-value-classes; L-class-constant", found[1]
+        same = any(coords[d].classes[2] for t in head.score for d in t[:2] if coords[d].fin is None and coords[d].classes)
+        return found[0], f"L-value-classes; {'L-class-constant' if same else 'L-maxima-classes (ranges per class)'}", found[1]
     return None
 
 
@@ -588,7 +590,7 @@ def class_separation(head: Head, coords: dict, joint: Joint | None) -> tuple[Fra
     """(g, the value vectors of the classes that may hold a maximum) by L-value-classes (a) with keys one value per
     class (L-class-constant (c), (d)), or None.  A key dim d known per
     class C_d (``classes``) holds one unknown x_{d,c} at every row of the word with C_d = c, the query's row
-    included; so each key class (finite key and value dims, refined by every C_d) scores a polynomial in those
+    included (one per row when only its range per class is known, L-maxima-classes); so each key class (finite key and value dims, refined by every C_d) scores a polynomial in those
     unknowns, the query's values and the independent hull values of the other dims.  Two classes' difference is
     expanded — a shared x_{d,c} cancels exactly — and bounded by interval arithmetic over the unknowns'
     per-class hulls; each pair carrying different values must be ≥ g apart, one side, per joint query value."""
@@ -614,8 +616,10 @@ def class_separation(head: Head, coords: dict, joint: Joint | None) -> tuple[Fra
     pairs = [(a, b) for a, b in itertools.combinations(range(len(classes)), 2) if carried[a] != carried[b]]
     ranges = {d: dict(((c, (lo, hi)) for c, lo, hi in coords[d].classes[1])) for d in classed}
 
-    def unknown(d: str, row: dict, side: str) -> tuple:
-        return ("x", d, tuple(row[c] for c in cdims[d])) if d in classed else ("h", d, side)
+    def unknown(d: str, row: dict, side: str) -> tuple:  # a value known per class only: one unknown per row
+        if d in classed:
+            return ("x", d, tuple(row[c] for c in cdims[d])) + (() if coords[d].classes[2] else (side,))
+        return ("h", d, side)
 
     def score(q: dict, k: dict, side: str) -> dict:  # monomial (sorted unknowns) → coefficient
         poly: dict = {}
@@ -1286,7 +1290,7 @@ def attention_coords(layer: AttentionLayer, coords: dict, first: int, facts: lis
         same = alike or _same_maxima_everywhere(fact.head, coords, joint) or \
             _first_key_alone(fact.head, coords, joint, first)
         means, spreads = maxima_outputs(fact.head, coords, joint, first) \
-            if fact.kind != "uniform" and fact.head.hard == "average" and not fact.homogeneous else ({}, {})
+            if fact.kind != "uniform" and fact.head.hard == "average" else ({}, {})
         bos_row = _bos_row_means(fact.head, coords, joint, first) if fact.kind != "uniform" else {}
         for out, val in _value_table(fact.head, coords).items():
             if val.grid is not None and "i" in variables_of(val.grid):  # the key's grid varies with the key position
@@ -1299,8 +1303,12 @@ def attention_coords(layer: AttentionLayer, coords: dict, first: int, facts: lis
                 # some key's value (which row's is unknown): every fact about one key's value holds,
                 # its grid offset included — dropping the offset claimed value·G ∈ Z (issue 11)
                 tops = {dict(v).get(out, Fraction(0)) for v in fact.top_values}  # L-class-constant (d)
+                # else every set proved to hold the output: the selectable keys' values, the maxima's means
+                # per query row (L-maxima-classes), the values of all keys
+                known = [f for f in (_selected_values(fact.head, out, coords, joint, first), means.get(out), val.fin)
+                         if f is not None]
                 contrib = Coord(fin=frozenset(tops) if tops and (val.fin is None or tops <= val.fin) else
-                                _selected_values(fact.head, out, coords, joint, first) or val.fin, grid=val.grid,
+                                frozenset.intersection(*known) if known else None, grid=val.grid,
                                 offset=val.offset, den_bound=val.den_bound)
             elif out in means:
                 contrib = Coord(fin=means[out], grid=Num(Fraction(_den_lcm(means[out]))))  # L-maxima-classes
@@ -1335,7 +1343,7 @@ def attention_coords(layer: AttentionLayer, coords: dict, first: int, facts: lis
                 unless, at = (summed.fin if unless is None else unless) - at, frozenset()
             new[out] = replace(summed, exact_unless=unless, exact_at=at, spans=spans.get(out, ()) if fresh else (),
                                needs=needs.get(out, ()) if fresh else (),
-                               classes=_output_classes(fact.head, out, coords, joint, first, contrib.hull)
+                               classes=_output_classes(fact.head, out, coords, joint, first, contrib.hull, contrib.fin)
                                if new[out].fin == {Fraction(0)} and not same else None)
     return new
 
@@ -1352,26 +1360,36 @@ def _query_classes(head: Head, coords: dict, joint: Joint | None) -> tuple[str, 
     return cdims if cdims and set(cdims) <= set(joint.dims) else None
 
 
-def _output_classes(head: Head, out: str, coords: dict, joint: Joint | None, first: int, hull: tuple | None) -> tuple | None:
-    """The ``classes`` of a head's fresh output dim (L-class-constant (a)): per value c of the query classes C, the
-    hull of the outputs :func:`_query_means` proves at the symbol rows with C = c (L-maxima-classes), else the
-    output's hull."""
-    cdims = _query_classes(head, coords, joint)
-    if cdims is None or hull is None:
+def _output_classes(head: Head, out: str, coords: dict, joint: Joint | None, first: int, hull: tuple | None,
+                    fin: frozenset | None) -> tuple | None:
+    """The ``classes`` (C, per value c of C (c, lo, hi), one value per class in a word) of a head's fresh output
+    dim: per value c of the query classes C, the hull of the outputs :func:`_query_means` proves at the symbol
+    rows with C = c (L-maxima-classes), else the output's hull.  C is the query classes of L-class-constant (a)
+    (one value per class in a word), else the query and key class dims the joint tracks (ranges only; an
+    empty row's 0 joins every class), and None when no class's range is known."""
+    table = _query_table(head, coords, joint)
+    cdims, same = _query_classes(head, coords, joint), True
+    if cdims is None and table is not None and joint is not None and fin is None:  # finite: the joint tracks it
+        cdims, same = tuple(sorted(d for d in set(table[0]) | set(table[3]) if not _same_in_word(coords[d]))), False
+    if not cdims or hull is None or not set(cdims) <= set(joint.dims):
         return None
     at = [joint.dims.index(d) for d in cdims]
     found: dict = {tuple(row[a] for a in at): [] for row in joint.rows}
-    table = _query_table(head, coords, joint)
     if table is not None and out in table[8] and set(table[0]) | set(table[3]) <= set(joint.dims):
         m = table[8].index(out)
-        for row, (q, own, alone) in zip(sorted(joint.rows), _query_rows(head, table, joint)):
+        for row, q, own, alone in _query_rows(head, table, joint):
             means = ({table[6][own]}, set()) if alone else _query_means(head, coords, first, table, q, own)
             c = tuple(row[a] for a in at)
             if means is None or means[1] or found[c] is None:
                 found[c] = None
             else:
-                found[c].extend(v[m] for v in means[0])
-    return cdims, tuple(sorted((c, min(v), max(v)) if v else (c, *hull) for c, v in found.items()))
+                found[c].extend(v[m] for v in means[0] | ({(Fraction(0),) * len(table[8])} if
+                                                          may_be_empty(head.visible) else set()))
+    elif not same:
+        return None
+    if not same and all(not v or (min(v), max(v)) == hull for v in found.values()):
+        return None  # no class narrower than the hull
+    return cdims, tuple(sorted((c, min(v), max(v)) if v else (c, *hull) for c, v in found.items())), same
 
 
 def class_hull(c: Coord, at: dict) -> tuple | None:
@@ -1531,7 +1549,7 @@ def _maxima_values(head: Head, coords: dict, joint: Joint | None, first: int) ->
         return _one_key_per_class(head, coords, joint)
     points: set = set()
     families: set = set()
-    for q, own, alone in _query_rows(head, table, joint):
+    for _, q, own, alone in _query_rows(head, table, joint):
         means = ({table[6][own]}, set()) if alone else _query_means(head, coords, first, table, q, own)
         if means is None:
             return _one_key_per_class(head, coords, joint)
@@ -1574,20 +1592,21 @@ def _one_key_per_class(head: Head, coords: dict, joint: Joint | None) -> tuple |
 
 
 def _query_rows(head: Head, table: tuple, joint: Joint | None):
-    """(query values, the class of the row's own key or None, whether the row sees that key alone) for every
-    kind of row: per symbol row of the joint when it tracks the query and class dims and the row sees its
-    own key (so the maximum is at least that key's score; the BOS row under j<=i sees only itself), else
-    per joint query value with the own class unknown."""
+    """(the symbol row or None, query values, the class of the row's own key or None, whether the row sees that
+    key alone) for every kind of row: per symbol row of the joint when it tracks the query and class dims (the
+    own key known when the row sees it, so the maximum is at least that key's score; the BOS row under j<=i
+    sees only itself), else per joint query value with the own class unknown."""
     qdims, qrows, fdims, classes = table[0], table[1], table[3], table[5]
-    if joint is None or head.visible not in ("all", "j<=i", "j>=i") or not set(qdims) | set(fdims) <= set(joint.dims):
-        yield from ((dict(zip(qdims, qc)), None, False) for qc in qrows)
+    if joint is None or not set(qdims) | set(fdims) <= set(joint.dims):
+        yield from ((None, dict(zip(qdims, qc)), None, False) for qc in qrows)
         return
     at = {d: joint.dims.index(d) for d in set(qdims) | set(fdims)}
+    sees = head.visible in ("all", "j<=i", "j>=i")
     for row in sorted(joint.rows):
         mine = [k for k, c in enumerate(classes) if all(c[d] == row[at[d]] for d in fdims)]
-        own = mine[0] if len(mine) == 1 else None
+        own = mine[0] if len(mine) == 1 and sees else None
         bos_row = row not in joint.inputs
-        yield {d: row[at[d]] for d in qdims}, own, bos_row and head.visible == "j<=i" and own is not None
+        yield row, {d: row[at[d]] for d in qdims}, own, bos_row and head.visible == "j<=i" and own is not None
 
 
 def _class_and_position_dims(head: Head, coords: dict) -> tuple | None:
@@ -1768,7 +1787,7 @@ def _bos_only(classes: list, fdims: list, coords: dict) -> set:
 def _means_known(fact: HeadFact, coords: dict, first: int, joint: Joint | None) -> str:
     """The lemma by which :func:`attention_coords` knows this head's output values, if it does: a finite
     set or a BOS level's family (:func:`maxima_outputs`)."""
-    if fact.kind in ("uniform", "unsupported") or fact.head.hard != "average" or fact.homogeneous:
+    if fact.kind in ("uniform", "unsupported") or fact.head.hard != "average":
         return ""
     found = _maxima_values(fact.head, coords, joint, first)
     return "" if found is None else "L-bos-level" if found[1] else "L-maxima-classes"
@@ -2431,17 +2450,20 @@ def ffn_coords(layer: FFNLayer, coords: dict, fact: FFNFact, first: int) -> dict
         reads = {x for u in layer.units if any(e == d for e, _ in u.outputs) for x, _ in u.inputs} | {d}
         if all(_same_in_word(coords[x]) for x in reads):
             new[d] = replace(new[d], same_in_word=True, soft_same=all(_soft_shift(coords[x]) for x in reads))
-        new[d] = replace(new[d], classes=None if new[d].same_in_word else _ffn_classes(layer, coords, d, reads))
+        new[d] = replace(new[d], classes=None if new[d].same_in_word or new[d].fin is not None and not any(
+            coords[x].classes and coords[x].classes[2] for x in reads) else _ffn_classes(layer, coords, d, reads))
     return new
 
 
 def _ffn_classes(layer: FFNLayer, coords: dict, d: str, reads: set) -> tuple | None:
-    """L-class-constant (b): an FFN whose inputs (and the dim it adds to) are one value per class C of a word, or one
-    value in the word, writes one value per class; per class, :func:`_ffn_hull` of the inputs' class hulls."""
+    """Per class c of C, :func:`_ffn_hull` of the inputs' class hulls (their hulls when not known per class) bounds
+    the FFN's output at rows with C = c; L-class-constant (b): when every input (and the dim it adds to) is one
+    value per class of a word, or one value in the word, so is the output."""
     cdims = {coords[x].classes[0] for x in reads if coords[x].classes is not None}
-    if len(cdims) != 1 or not all(coords[x].classes is not None or _same_in_word(coords[x]) for x in reads):
+    if len(cdims) != 1:
         return None
     (cdims,) = cdims
+    same = all(coords[x].classes[2] if coords[x].classes is not None else _same_in_word(coords[x]) for x in reads)
     listed = next(coords[x].classes[1] for x in reads if coords[x].classes is not None)
     per = []
     for c, _, _ in listed:
@@ -2449,7 +2471,9 @@ def _ffn_classes(layer: FFNLayer, coords: dict, d: str, reads: set) -> tuple | N
         if hull is None:
             return None
         per.append((c, *hull))
-    return cdims, tuple(per)
+    if not same and all((lo, hi) == _ffn_hull(layer, coords, d) for _, lo, hi in per):
+        return None  # no class narrower than the hull
+    return cdims, tuple(per), same
 
 
 def _ffn_hull(layer: FFNLayer, coords: dict, d: str, hull=value_hull) -> tuple | None:

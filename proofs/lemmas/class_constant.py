@@ -13,17 +13,20 @@ cancels every shared x_{d,c} exactly, and interval arithmetic bounds what is lef
 lies between the least and greatest products of their ends; a square is ≥ 0).  (d) A class whose keys score
 ≥ g_B > 0 below the BOS key, which every row sees, is never maximal, and its keys lie ≥ g_B below the maximum;
 with L-value-classes (a) for the other classes, every key valued unlike the maxima lies ≥ min g below them.
+(e) Ranges per class without (a): at rows whose symbol-determined dims C take the values c, a head's output lies in
+the hull of what L-maxima-classes proves at those symbol rows (0 added where a row may see no key); (b) and (c)
+then hold with the hulls alone — one unknown per key and per query, each in its class's range, nothing cancelled.
 
 Human proof (≤ 5 lines).
 (a) Equal query vectors give equal scores s_j = Σ c·q·k_j at every key; a row-constant term adds one amount.
 (b) The FFN is a function applied row by row to equal arguments; interval arithmetic is monotone (ReLU too).
 (c) x·y for x ∈ [a, b], y ∈ [c, d] is bilinear, so extreme at a corner; x² ≥ 0.
-(d) s_max ≥ s_B ≥ s_j + g_B.
+(d) s_max ≥ s_B ≥ s_j + g_B.  (e) Each row's value is one L-maxima-classes proves there; (c) with distinct unknowns.
 
 Discharge.  (a) QF_NRA with one query dim and two keys; (c) QF_NRA; (d) QF_LRA.  (b) needs no solver.  Controls:
 (a) with the two rows' queries free, (c) bounding a product by its lower ends only, (d) with the dominated key
 compared to a key other than BOS.  The kernel (``structure._output_classes``, ``_ffn_classes``,
-``class_separation``) records ``same_in_class`` per coordinate, which ``certify check --audit`` tests on every
+``class_separation``) records ``same_in_class`` (``in_class_range`` for (e)) per coordinate, which ``certify check --audit`` tests on every
 word, and the consequent ``class_gap``, tested on every row.
 """
 from __future__ import annotations
