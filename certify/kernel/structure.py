@@ -2471,7 +2471,8 @@ def _ffn_classes(layer: FFNLayer, coords: dict, d: str, reads: set) -> tuple | N
         if hull is None:
             return None
         per.append((c, *hull))
-    if not same and all((lo, hi) == _ffn_hull(layer, coords, d) for _, lo, hi in per):
+    whole = None if same else _ffn_hull(layer, coords, d)
+    if not same and all((lo, hi) == whole for _, lo, hi in per):
         return None  # no class narrower than the hull
     return cdims, tuple(per), same
 
