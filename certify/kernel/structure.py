@@ -532,8 +532,7 @@ def _separation(head: Head, coords: dict, joint: Joint | None) -> tuple[Fraction
     if (g := value_classes(head, coords, joint)) is not None:
         return g, "L-value-classes", frozenset()
     if (found := class_separation(head, coords, joint)) is not None:
-        same = any(coords[d].classes[2] for t in head.score for d in t[:2] if coords[d].fin is None and coords[d].classes)
-        return found[0], f"L-value-classes; {'L-class-constant' if same else 'L-maxima-classes (ranges per class)'}", found[1]
+        return found[0], f"L-value-classes; {'L-class-constant' if found[2] else 'L-maxima-classes (ranges per class)'}", found[1]
     return None
 
 
@@ -586,8 +585,9 @@ def value_classes(head: Head, coords: dict, joint: Joint | None) -> Fraction | N
     return gap
 
 
-def class_separation(head: Head, coords: dict, joint: Joint | None) -> tuple[Fraction, frozenset] | None:
-    """(g, the value vectors of the classes that may hold a maximum) by L-value-classes (a) with keys one value per
+def class_separation(head: Head, coords: dict, joint: Joint | None) -> tuple[Fraction, frozenset, bool] | None:
+    """(g, the value vectors of the classes that may hold a maximum, whether some classed dim is one value per class)
+    by L-value-classes (a) with keys one value per
     class (L-class-constant (c), (d)), or None.  A key dim d known per
     class C_d (``classes``) holds one unknown x_{d,c} at every row of the word with C_d = c, the query's row
     included (one per row when only its range per class is known, L-maxima-classes); so each key class (finite key and value dims, refined by every C_d) scores a polynomial in those
@@ -667,7 +667,7 @@ def class_separation(head: Head, coords: dict, joint: Joint | None) -> tuple[Fra
             if apart is None or apart <= 0:
                 return None
             seps.append(apart)
-    return (min(seps), frozenset(tops)) if seps else None
+    return (min(seps), frozenset(tops), any(coords[d].classes[2] for d in classed)) if seps else None
 
 
 def _bos_class(head: Head, fdims: list, classes: list, joint: Joint | None) -> int | None:
@@ -1292,6 +1292,7 @@ def attention_coords(layer: AttentionLayer, coords: dict, first: int, facts: lis
         means, spreads = maxima_outputs(fact.head, coords, joint, first) \
             if fact.kind != "uniform" and fact.head.hard == "average" else ({}, {})
         bos_row = _bos_row_means(fact.head, coords, joint, first) if fact.kind != "uniform" else {}
+        table = None if same else _query_table(fact.head, coords, joint)  # for the classes of its fresh outputs
         for out, val in _value_table(fact.head, coords).items():
             if val.grid is not None and "i" in variables_of(val.grid):  # the key's grid varies with the key position
                 val = Coord(fin=val.fin, den_bound=_key_den_bound(val, fact.head.visible, first))
@@ -1343,7 +1344,7 @@ def attention_coords(layer: AttentionLayer, coords: dict, first: int, facts: lis
                 unless, at = (summed.fin if unless is None else unless) - at, frozenset()
             new[out] = replace(summed, exact_unless=unless, exact_at=at, spans=spans.get(out, ()) if fresh else (),
                                needs=needs.get(out, ()) if fresh else (),
-                               classes=_output_classes(fact.head, out, coords, joint, first, contrib.hull, contrib.fin)
+                               classes=_output_classes(fact.head, out, coords, joint, first, table, contrib.hull, contrib.fin)
                                if new[out].fin == {Fraction(0)} and not same else None)
     return new
 
@@ -1360,14 +1361,14 @@ def _query_classes(head: Head, coords: dict, joint: Joint | None) -> tuple[str, 
     return cdims if cdims and set(cdims) <= set(joint.dims) else None
 
 
-def _output_classes(head: Head, out: str, coords: dict, joint: Joint | None, first: int, hull: tuple | None,
-                    fin: frozenset | None) -> tuple | None:
+def _output_classes(head: Head, out: str, coords: dict, joint: Joint | None, first: int, table: tuple | None,
+                    hull: tuple | None, fin: frozenset | None) -> tuple | None:
     """The ``classes`` (C, per value c of C (c, lo, hi), one value per class in a word) of a head's fresh output
     dim: per value c of the query classes C, the hull of the outputs :func:`_query_means` proves at the symbol
     rows with C = c (L-maxima-classes), else the output's hull.  C is the query classes of L-class-constant (a)
     (one value per class in a word), else the query and key class dims the joint tracks (ranges only; an
-    empty row's 0 joins every class), and None when no class's range is known."""
-    table = _query_table(head, coords, joint)
+    empty row's 0 joins every class), and None when no class's range is known.  ``table``: the head's
+    :func:`_query_table`."""
     cdims, same = _query_classes(head, coords, joint), True
     if cdims is None and table is not None and joint is not None and fin is None:  # finite: the joint tracks it
         cdims, same = tuple(sorted(d for d in set(table[0]) | set(table[3]) if not _same_in_word(coords[d]))), False
@@ -1377,8 +1378,7 @@ def _output_classes(head: Head, out: str, coords: dict, joint: Joint | None, fir
     found: dict = {tuple(row[a] for a in at): [] for row in joint.rows}
     if table is not None and out in table[8] and set(table[0]) | set(table[3]) <= set(joint.dims):
         m = table[8].index(out)
-        for row, q, own, alone in _query_rows(head, table, joint):
-            means = ({table[6][own]}, set()) if alone else _query_means(head, coords, first, table, q, own)
+        for row, means in _row_means(head, coords, first, table, joint):
             c = tuple(row[a] for a in at)
             if means is None or means[1] or found[c] is None:
                 found[c] = None
@@ -1549,8 +1549,7 @@ def _maxima_values(head: Head, coords: dict, joint: Joint | None, first: int) ->
         return _one_key_per_class(head, coords, joint)
     points: set = set()
     families: set = set()
-    for _, q, own, alone in _query_rows(head, table, joint):
-        means = ({table[6][own]}, set()) if alone else _query_means(head, coords, first, table, q, own)
+    for _, means in _row_means(head, coords, first, table, joint):
         if means is None:
             return _one_key_per_class(head, coords, joint)
         points.update(means[0])
@@ -1607,6 +1606,18 @@ def _query_rows(head: Head, table: tuple, joint: Joint | None):
         own = mine[0] if len(mine) == 1 and sees else None
         bos_row = row not in joint.inputs
         yield row, {d: row[at[d]] for d in qdims}, own, bos_row and head.visible == "j<=i" and own is not None
+
+
+def _row_means(head: Head, coords: dict, first: int, table: tuple, joint: Joint | None):
+    """(the symbol row or None, what :func:`_query_means` proves there) for every row of :func:`_query_rows`; rows
+    alike in query values, own class and whether they see it alone (a j<i head's rows repeat them) are worked out
+    once."""
+    seen: dict = {}
+    for row, q, own, alone in _query_rows(head, table, joint):
+        key = (tuple(q.values()), own, alone)
+        if key not in seen:
+            seen[key] = ({table[6][own]}, set()) if alone else _query_means(head, coords, first, table, q, own)
+        yield row, seen[key]
 
 
 def _class_and_position_dims(head: Head, coords: dict) -> tuple | None:
