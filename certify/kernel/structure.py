@@ -586,11 +586,12 @@ def value_classes(head: Head, coords: dict, joint: Joint | None) -> Fraction | N
 
 
 def class_separation(head: Head, coords: dict, joint: Joint | None) -> tuple[Fraction, frozenset, bool] | None:
-    """(g, the value vectors of the classes that may hold a maximum, whether some classed dim is one value per class)
-    by L-value-classes (a) with keys one value per
-    class (L-class-constant (c), (d)), or None.  A key dim d known per
-    class C_d (``classes``) holds one unknown x_{d,c} at every row of the word with C_d = c, the query's row
-    included (one per row when only its range per class is known, L-maxima-classes); so each key class (finite key and value dims, refined by every C_d) scores a polynomial in those
+    """(g, the value vectors of the classes that may hold a maximum, whether some classed dim is one value per
+    class) by L-value-classes (a) with keys one value per class (L-class-constant (c), (d)), or None.
+
+    A key dim d known per class C_d (``classes``) holds one unknown x_{d,c} at every row of the word with
+    C_d = c, the query's row included (one per row when only its range per class is known, L-maxima-classes);
+    so each key class (finite key and value dims, refined by every C_d) scores a polynomial in those
     unknowns, the query's values and the independent hull values of the other dims.  Two classes' difference is
     expanded — a shared x_{d,c} cancels exactly — and bounded by interval arithmetic over the unknowns'
     per-class hulls; each pair carrying different values must be ≥ g apart, one side, per joint query value."""
@@ -1289,10 +1290,12 @@ def attention_coords(layer: AttentionLayer, coords: dict, first: int, facts: lis
         alike = fact.head.visible == "all" and all(_soft_shift(coords[q]) for q, _, _ in fact.head.score)
         same = alike or _same_maxima_everywhere(fact.head, coords, joint) or \
             _first_key_alone(fact.head, coords, joint, first)
-        means, spreads = maxima_outputs(fact.head, coords, joint, first) \
-            if fact.kind != "uniform" and fact.head.hard == "average" else ({}, {})
+        maxima = fact.kind != "uniform" and fact.head.hard == "average"
+        # the head's query table, built once: for its maxima's means and for the classes of its fresh outputs
+        table = _query_table(fact.head, coords, joint) if maxima or not same else None
+        means, spreads = maxima_outputs(fact.head, coords, joint, first, table) if maxima else ({}, {})
         bos_row = _bos_row_means(fact.head, coords, joint, first) if fact.kind != "uniform" else {}
-        table = None if same else _query_table(fact.head, coords, joint)  # for the classes of its fresh outputs
+        table = None if same else table
         for out, val in _value_table(fact.head, coords).items():
             if val.grid is not None and "i" in variables_of(val.grid):  # the key's grid varies with the key position
                 val = Coord(fin=val.fin, den_bound=_key_den_bound(val, fact.head.visible, first))
@@ -1511,7 +1514,8 @@ def _key_den_bound(val: Coord, visible: str, first: int) -> Expr | None:
     return simplified(substitute(g, "i", Var("i" if visible in ("j<=i", "j<i") else "n")))
 
 
-def maxima_outputs(head: Head, coords: dict, joint: Joint | None, first: int) -> tuple[dict, dict]:
+def maxima_outputs(head: Head, coords: dict, joint: Joint | None, first: int,
+                   table: tuple | None = None) -> tuple[dict, dict]:
     """(out dim → every value an average-hard head can output, when finitely many (L-maxima-classes);
     out dim → (points, families) when some level of maxima mixes the BOS key with keys of one other
     value (L-bos-level: the mean of b and m copies of v is v + (b − v)/(m + 1))).
@@ -1525,8 +1529,10 @@ def maxima_outputs(head: Head, coords: dict, joint: Joint | None, first: int) ->
     f of F_q, carrying one of the values V(f) of the classes with F_q = f: the output is the mean of
     one value from V(f) for each f of a non-empty set of levels that may tie pairwise
     (:func:`never_tie`).  Anything else (a query or key dim
-    neither finite nor position-embedded, P_q not injective, a level with mixed values): {}."""
-    return _split(_maxima_values(head, coords, joint, first))
+    neither finite nor position-embedded, P_q not injective, a level with mixed values): {}.
+    ``table`` is the head's :func:`_query_table` when the caller has built it (built here otherwise)."""
+    return _split(_maxima_values(head, coords, joint, first,
+                                 _query_table(head, coords, joint) if table is None else table))
 
 
 def _split(found: tuple | None) -> tuple[dict, dict]:
@@ -1541,10 +1547,9 @@ def _split(found: tuple | None) -> tuple[dict, dict]:
                 for t, o in enumerate(outs)}
 
 
-def _maxima_values(head: Head, coords: dict, joint: Joint | None, first: int) -> tuple | None:
+def _maxima_values(head: Head, coords: dict, joint: Joint | None, first: int, table: tuple | None) -> tuple | None:
     """(point value vectors, families (v, d) of vectors, out dims) over every query, or None; when the
-    query values are not known, :func:`_one_key_per_class`."""
-    table = _query_table(head, coords, joint)
+    query values are not known (no ``table``, the head's :func:`_query_table`), :func:`_one_key_per_class`."""
     if table is None:
         return _one_key_per_class(head, coords, joint)
     points: set = set()
@@ -1800,7 +1805,7 @@ def _means_known(fact: HeadFact, coords: dict, first: int, joint: Joint | None) 
     set or a BOS level's family (:func:`maxima_outputs`)."""
     if fact.kind in ("uniform", "unsupported") or fact.head.hard != "average":
         return ""
-    found = _maxima_values(fact.head, coords, joint, first)
+    found = _maxima_values(fact.head, coords, joint, first, _query_table(fact.head, coords, joint))
     return "" if found is None else "L-bos-level" if found[1] else "L-maxima-classes"
 
 
