@@ -412,8 +412,10 @@ def _ffn_err(layer, fact, rng: dict, err: dict, fp=None) -> dict:
     outs = sorted({d for u in layer.units for d, _ in u.outputs})
     exact_rows = fp is None and fact.noisy is not None
     pres = fact.noisy_pre if exact_rows else fact.pre  # rows off ``noisy`` have exact inputs
+    writer_pre = dict(fact.writer_noisy_pre if exact_rows else fact.writer_pre)
     finite = exact_rows or fact.combos is not None
-    exact = {o: e for o in outs if fp is None and finite and (e := _one_noisy_input(layer, pres, o, err)) is not None}
+    exact = {o: e for o in outs if fp is None and finite and
+             (e := _one_noisy_input(layer, writer_pre[o], o, err)) is not None}
     outs = [o for o in outs if o not in exact]
     if not outs:
         return {**err, **exact}
@@ -452,7 +454,8 @@ def ffn_error(layer, fact, err: dict) -> dict:
 
 
 def _one_noisy_input(layer, pres, o: str, err: dict):
-    """The exact error of output dim o when the units writing it read at most one erroneous dim d
+    """The exact error of output dim o when the units writing it read at most one erroneous dim d, ``pres`` the
+    distinct pre-activation vectors of those units (FFNFact.writer_pre)
     (|δ| ≤ E): per joint hard input o moves by g(δ) = [o = d]·δ + Σ_u c_u (ReLU(h_u + a_u δ) − ReLU(h_u)),
     piecewise linear in δ, so max |g| over [−E, E] is attained at ±E or at a breakpoint −h_u/a_u; a
     different d or none adds err[o].  A crossing unit costs only what it really moves (a clipped
@@ -466,12 +469,12 @@ def _one_noisy_input(layer, pres, o: str, err: dict):
     if not err[d] < HUGE:  # no ramp is exact under such an error: skip the exact walk (huge Fractions)
         return None
     bound = _fraction_above(err[d])
-    slopes = [(sum((c for e, c in u.inputs if e == d), Fraction(0)), sum((c for e, c in u.outputs if e == o), Fraction(0)),
-               layer.units.index(u)) for u in writers]
+    slopes = [(sum((c for e, c in u.inputs if e == d), Fraction(0)), sum((c for e, c in u.outputs if e == o), Fraction(0)))
+              for u in writers]
     top = Fraction(0)
-    for pre in {tuple(p[k] for _, _, k in slopes) for p in pres}:
-        for x in {-bound, bound} | {-h / a for h, (a, _, _) in zip(pre, slopes) if abs(h) < abs(a) * bound}:
-            g = sum((c * (max(h + a * x, 0) - max(h, 0)) for h, (a, c, _) in zip(pre, slopes)), Fraction(0))
+    for pre in pres:
+        for x in {-bound, bound} | {-h / a for h, (a, _) in zip(pre, slopes) if abs(h) < abs(a) * bound}:
+            g = sum((c * (max(h + a * x, 0) - max(h, 0)) for h, (a, c) in zip(pre, slopes)), Fraction(0))
             top = max(top, abs(g + (x if o == d else 0)))
     return q_ball(top) + (ZERO if o == d else err[o])
 

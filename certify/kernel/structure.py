@@ -141,6 +141,10 @@ class FFNFact:
     noisy: tuple | None = None  # the joint values at rows where some input may carry soft error, if finite
     noisy_pre: tuple = ()  # per noisy combo: each unit's exact pre-activation
     absorbs: tuple = ()  # (out dim, input dim x, r): out is exact at every row when x's error is ≤ r (L-ffn-absorb)
+    # per out dim o, the distinct pre-activation vectors of the units writing o over ``pre`` / ``noisy_pre``
+    # (what bounds' one-noisy-input walk reads in every box: worked out once)
+    writer_pre: tuple = ()
+    writer_noisy_pre: tuple = ()
 
 
 @dataclass(frozen=True)
@@ -1639,6 +1643,33 @@ def _class_and_position_dims(head: Head, coords: dict) -> tuple | None:
     return shadow, outs, fdims, pdims, hdims
 
 
+def _key_pairs(head: Head, outs: tuple, kdims: list, krows, scored: list) -> tuple:
+    """All a key row brings to a query's levels, each distinct one once: (D, the distinct carried value vectors,
+    the distinct (D·values of the scored key dims ``scored`` — 0 where a row lacks one —, index of its carried
+    vector)) over the joint key rows ``krows`` of ``kdims``, D the least common denominator of those values."""
+    found = set()
+    for kc in krows:
+        k = dict(zip(kdims, kc))
+        found.add((tuple(k.get(b, Fraction(0)) for b in scored), _carried(head, outs, k)))
+    den = lcm(*(x.denominator for k, _ in found for x in k))
+    vectors = sorted({c for _, c in found})
+    index = {c: m for m, c in enumerate(vectors)}
+    return den, vectors, {(tuple(x.numerator * (den // x.denominator) for x in k), index[c]) for k, c in found}
+
+
+def _levels(keys: tuple, weights: list) -> dict:
+    """Score level → the carried vectors of the keys on it, the score Σ w·k[t] over ``weights`` (t, w) of each key
+    of :func:`_key_pairs`, worked out in integers over one common denominator (exact; a tracr head brings
+    thousands of keys to each of a thousand queries, issue 13's speed)."""
+    den, vectors, pairs = keys
+    wden = lcm(*(w.denominator for _, w in weights))
+    ints = [(t, w.numerator * (wden // w.denominator)) for t, w in weights]
+    levels: dict = {}
+    for k, c in pairs:
+        levels.setdefault(sum(w * k[t] for t, w in ints), set()).add(c)
+    return {Fraction(s, den * wden): {vectors[c] for c in cs} for s, cs in levels.items()}
+
+
 def _carried(head: Head, outs: tuple, key: dict) -> tuple:
     """The value vector a key of these finite values adds: per out dim, the sum of the head's value terms."""
     return tuple(sum((c * key[v] for o2, v, c in head.value if o2 == o), Fraction(0)) for o in outs)
@@ -2055,6 +2086,9 @@ def _noisy_outputs(fact: HeadFact, coords: dict, joint: Joint | None, first: int
     bos_key = {d: coords[d].at_bos for d in kdims} if nearest and first == 0 and not (loose or noisy_keys) else {}
     bos_key = {} if None in bos_key.values() else bos_key
     mixed: set = set()  # out dims some level of several values writes: no finite noisy set
+    scored = sorted({k for _, k, _ in shadow})
+    # each distinct (scored key values, carried values) once: a key's level and value depend on nothing else
+    keys = None if krows is None else _key_pairs(head, outs, kdims, krows, scored)
     for q, region in queries:
         # a noisy query: any output of q may be noisy; a region's representative stands for an open interval
         shaky = any(not _exact_at(coords[d], q[d]) if region is None or region[0] != d
@@ -2074,10 +2108,10 @@ def _noisy_outputs(fact: HeadFact, coords: dict, joint: Joint | None, first: int
                 spans[o].add(span)
                 mixed.add(o)
             continue
-        kd, kr = kdims, krows
+        kr = keys
         if kr is None:  # a key dim this query weighs by 0 (a position, say) does not move its scores
             kd = sorted({b for b, w in coef.items() if w} | {v for _, v, _ in head.value})
-            kr = _joint_values(kd, coords, joint)
+            kr = None if (rows := _joint_values(kd, coords, joint)) is None else _key_pairs(head, outs, kd, rows, scored)
         if kr is None:  # a position-embedded key dim: the rows carry the maxima's means for q
             means = _query_means(head, coords, first, table, q) if table is not None else None
             if means is None or means[1]:
@@ -2087,18 +2121,15 @@ def _noisy_outputs(fact: HeadFact, coords: dict, joint: Joint | None, first: int
                     noisy[o].add(x)
                     spans[o].add((x, x, 0))
             continue
-        levels: dict = {}
-        for kc in kr:
-            k = dict(zip(kd, kc))
-            carried = _carried(head, outs, k)
-            levels.setdefault(sum((w * k[b] for b, w in coef.items() if w), Fraction(0)), set()).add(carried)
-        low = min(levels)
-        for s, carried in levels.items():
-            if s == low and not shaky:
+        levels = _levels(kr, [(t, coef[b]) for t, b in enumerate(scored) if coef.get(b)])
+        under: set = set()  # what the levels below s carry, gathered bottom up
+        for step, s in enumerate(sorted(levels)):
+            carried = levels[s]
+            below, under = under, under | carried
+            if step == 0 and not shaky:
                 continue
             if len(carried) != 1 and shaky:  # the maxima's weights among themselves move with the query's error
                 return fallback, {}, {}
-            below = set().union(*(c for t, c in levels.items() if t < s))
             for m, o in enumerate(outs):
                 top, lower = {c[m] for c in carried}, {c[m] for c in below}
                 if len(top | lower) == 1:
@@ -2279,7 +2310,15 @@ def ffn_fact(layer_index: int, layer: FFNLayer, coords: dict, absorb: bool = Fal
     noisy = _noisy_combos(dims, coords)
     outs = sorted({d for u in layer.units for d, _ in u.outputs})
     absorbs = tuple(a for o in outs if absorb and (a := _absorbs(layer, o, coords)) is not None)
-    return FFNFact(layer_index, tuple(dims), combos, _pre(layer, dims, combos), noisy, _pre(layer, dims, noisy), absorbs)
+    pre, noisy_pre = _pre(layer, dims, combos), _pre(layer, dims, noisy)
+    return FFNFact(layer_index, tuple(dims), combos, pre, noisy, noisy_pre, absorbs,
+                   _writer_pre(layer, outs, pre), _writer_pre(layer, outs, noisy_pre))
+
+
+def _writer_pre(layer: FFNLayer, outs: list, pres: tuple) -> tuple:
+    """(out dim o, the distinct vectors of the pre-activations of the units writing o, in layer order) per o."""
+    writers = {o: [k for k, u in enumerate(layer.units) if any(e == o for e, _ in u.outputs)] for o in outs}
+    return tuple((o, frozenset(tuple(p[k] for k in ks) for p in pres)) for o, ks in writers.items())
 
 
 def _soft_after_heads(layer: AttentionLayer, before: dict, after: dict, live: frozenset, k: int) -> dict:

@@ -567,7 +567,7 @@ def _ffn_err(layer, fact, rng: dict, err: dict, n0: int) -> dict:
     for o in outs if fact.combos is not None else ():  # one erroneous input: its exact error, at the supremum
         read = {d for u in layer.units if any(e == o for e, _ in u.outputs) for d, _ in u.inputs} | {o}
         balls = {d: sup(err[d], n0) for d in read}
-        if all(b is not None for b in balls.values()) and (got := _one_noisy_input(layer, fact.pre, o, balls)) is not None:
+        if all(b is not None for b in balls.values()) and (got := _one_noisy_input(layer, dict(fact.writer_pre)[o], o, balls)) is not None:
             exact[o] = Mono(got)
     outs = [o for o in outs if o not in exact]
     if not outs:
