@@ -1484,3 +1484,27 @@ def test_nearest_level_sides_hold_on_drawn_models_where_tau_meets_their_conditio
     assert total > 0
     assert _exact_rows_hold(json.loads(path.read_text()), "1/(8*n)", words=80, nearest=True, tally=tally) > 0
     assert tally.get("conditioned", 0) > 0, tally
+
+
+def test_an_alternating_key_embedding_is_read_at_the_bos_row():
+    """(-1)^i at a fixed row is ±1: the BOS row's score (which keys the BOS key keeps below it) substitutes i = 0
+    into a key embedding (-1)^i.  Drawn by the claim campaign (seed 1016, model 8): certify stopped with
+    "cannot substitute into (-1)^var" (exit 3, as if the model were invalid); it certifies, and the claim holds."""
+    model = load_model(Path(__file__).parent / "fixtures" / "outside" / "alt-sign-key-at-the-bos-row.json")
+    outcome = certify(model, 1, 10**6)
+    assert outcome.verdict == "certified", outcome.blockers
+    check(outcome.certificate, model)
+    assert audit(outcome.certificate, model, max_len=6, cfg=AuditConfig(random_words=10)).ok
+    words = words_up_to(model.alphabet, 1, 8, budget=600, random_words=10, random_max=40, seed=5)
+    assert assert_certificate_holds(model, outcome.certificate["claim"], words) > 0
+
+
+def test_alternating_sign_substitutes_only_at_integers():
+    from certify.errors import ExprError
+    from certify.expr import AltSign, Num, Var
+    from certify.kernel.polyid import substitute
+    assert [substitute(AltSign("i"), "i", Num(Fraction(k))) for k in (0, 1, 2, 7)] == \
+        [Num(Fraction(1)), Num(Fraction(-1)), Num(Fraction(1)), Num(Fraction(-1))]
+    for value in (Num(Fraction(1, 2)), Var("n")):
+        with pytest.raises(ExprError):
+            substitute(AltSign("i"), "i", value)

@@ -31,6 +31,8 @@ def substitute(e: Expr, name: str, value: Expr) -> Expr:
     if isinstance(e, Log):
         return Log(substitute(e.arg, name, value))
     if isinstance(e, AltSign) and e.var == name:
+        if isinstance(value, Num) and value.value.denominator == 1:  # (-1)^k at an integer k: ±1
+            return Num(Fraction(-1 if value.value.numerator % 2 else 1))
         raise ExprError("cannot substitute into (-1)^var")
     return e
 
