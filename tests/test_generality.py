@@ -32,15 +32,20 @@ ROOT = Path(__file__).resolve().parent.parent
 COVERAGE = sorted((ROOT / "tests" / "fixtures" / "coverage").glob("*.json"))
 
 
-@pytest.mark.parametrize("path", COVERAGE, ids=lambda p: p.stem)
-def test_coverage_example_certifies_checks_and_survives_brute_force(path):
-    model = load_model(path)
+def _certified_to_a_million_and_sound(model, words) -> None:
+    """Certified at n ≤ 10^6, the certificate checked and its facts audited, the claim brute-forced on ``words``."""
     outcome = certify(model, 1, 10**6)
     assert outcome.verdict == "certified", outcome.blockers
     check(outcome.certificate, model)
     assert audit(outcome.certificate, model, max_len=6, cfg=AuditConfig(random_words=10)).ok
-    words = words_up_to(model.alphabet, 1, 6, budget=300, random_words=6, random_max=30, seed=3)
     assert assert_certificate_holds(model, outcome.certificate["claim"], words) > 0
+
+
+@pytest.mark.parametrize("path", COVERAGE, ids=lambda p: p.stem)
+def test_coverage_example_certifies_checks_and_survives_brute_force(path):
+    model = load_model(path)
+    _certified_to_a_million_and_sound(model, words_up_to(model.alphabet, 1, 6, budget=300, random_words=6,
+                                                         random_max=30, seed=3))
 
 
 def test_row_constant_terms_are_dropped_before_anything_else():
@@ -1491,12 +1496,8 @@ def test_an_alternating_key_embedding_is_read_at_the_bos_row():
     into a key embedding (-1)^i.  Drawn by the claim campaign (seed 1016, model 8): certify stopped with
     "cannot substitute into (-1)^var" (exit 3, as if the model were invalid); it certifies, and the claim holds."""
     model = load_model(Path(__file__).parent / "fixtures" / "outside" / "alt-sign-key-at-the-bos-row.json")
-    outcome = certify(model, 1, 10**6)
-    assert outcome.verdict == "certified", outcome.blockers
-    check(outcome.certificate, model)
-    assert audit(outcome.certificate, model, max_len=6, cfg=AuditConfig(random_words=10)).ok
-    words = words_up_to(model.alphabet, 1, 8, budget=600, random_words=10, random_max=40, seed=5)
-    assert assert_certificate_holds(model, outcome.certificate["claim"], words) > 0
+    _certified_to_a_million_and_sound(model, words_up_to(model.alphabet, 1, 8, budget=600, random_words=10,
+                                                         random_max=40, seed=5))
 
 
 def test_alternating_sign_substitutes_only_at_integers():
