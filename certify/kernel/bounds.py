@@ -455,11 +455,11 @@ def ffn_error(layer, fact, err: dict) -> dict:
 
 def _one_noisy_input(layer, pres, o: str, err: dict):
     """The exact error of output dim o when the units writing it read at most one erroneous dim d
-    (|δ| ≤ E), ``pres`` the distinct pre-activation vectors of those units (FFNFact.writer_pre): per joint hard input o moves by g(δ) = [o = d]·δ + Σ_u c_u (ReLU(h_u + a_u δ) − ReLU(h_u)),
-    piecewise linear in δ, so max |g| over [−E, E] is attained at ±E or at a breakpoint −h_u/a_u; a
-    different d or none adds err[o].  A crossing unit costs only what it really moves (a clipped
-    ramp 2ReLU(x − 1/4) − 2ReLU(x − 3/4) stays 2-Lipschitz, not the 4 that |c|·e per unit charges);
-    None when two erroneous dims feed o."""
+    (|δ| ≤ E), ``pres`` the distinct pre-activation vectors of those units (FFNFact.writer_pre): per joint
+    hard input o moves by g(δ) = [o = d]·δ + Σ_u c_u (ReLU(h_u + a_u δ) − ReLU(h_u)), piecewise linear in δ,
+    so max |g| over [−E, E] is attained at ±E or at a breakpoint −h_u/a_u; a different d or none adds err[o].
+    A crossing unit costs only what it really moves (a clipped ramp 2ReLU(x − 1/4) − 2ReLU(x − 3/4) stays
+    2-Lipschitz, not the 4 that |c|·e per unit charges); None when two erroneous dims feed o."""
     writers = [u for u in layer.units if any(e == o for e, _ in u.outputs)]
     noisy = {d for u in writers for d, _ in u.inputs if not err[d].is_zero()}
     if len(noisy) != 1:

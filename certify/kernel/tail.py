@@ -563,11 +563,11 @@ def _ffn_err(layer, fact, rng: dict, err: dict, n0: int) -> dict:
     e_h = [total([mul(const(abs(c)), err[d]) for d, c in u.inputs], n0) for u in layer.units]
     tops = [sup(e, n0) for e in e_h]
     outs = sorted({d for u in layer.units for d, _ in u.outputs})
-    exact = {}
+    exact, writer_pre = {}, dict(fact.writer_pre)
     for o in outs if fact.combos is not None else ():  # one erroneous input: its exact error, at the supremum
         read = {d for u in layer.units if any(e == o for e, _ in u.outputs) for d, _ in u.inputs} | {o}
         balls = {d: sup(err[d], n0) for d in read}
-        if all(b is not None for b in balls.values()) and (got := _one_noisy_input(layer, dict(fact.writer_pre)[o], o, balls)) is not None:
+        if all(b is not None for b in balls.values()) and (got := _one_noisy_input(layer, writer_pre[o], o, balls)) is not None:
             exact[o] = Mono(got)
     outs = [o for o in outs if o not in exact]
     if not outs:
